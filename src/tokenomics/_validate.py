@@ -1,0 +1,211 @@
+"""Input validation shared by every module: clear errors, never a silent zero or NaN.
+
+The helpers here check scalars, numpy arrays and pandas Series element-wise and raise
+``ValueError`` naming the field, the offending value and the allowed range, or ``KeyError``
+listing the closest valid names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def normalize_name(name: str) -> str:
+    """Return a lookup key that ignores case, spaces and punctuation.
+
+    Parameters
+    ----------
+    name : str
+        A user-facing name such as ``"GB200 NVL72"`` or ``"gb200-nvl72"``.
+
+    Returns
+    -------
+    str
+        Lower-case alphanumeric key, e.g. ``"gb200nvl72"``.
+
+    Examples
+    --------
+    >>> normalize_name("GB200 NVL-72")
+    'gb200nvl72'
+    """
+    return _NON_ALNUM.sub("", str(name).lower())
+
+
+def unknown_name_error(
+    kind: str, name: object, valid: Iterable[str], ids: Iterable[str] | None = None
+) -> KeyError:
+    """Build a ``KeyError`` for an unknown name that lists the closest valid names.
+
+    Parameters
+    ----------
+    kind : str
+        What was looked up, e.g. ``"hardware"``.
+    name : object
+        The name the caller gave.
+    valid : iterable of str
+        Every valid name (ids and aliases), searched for close matches.
+    ids : iterable of str, optional
+        The canonical ids to list in the message (default: ``valid``).
+
+    Returns
+    -------
+    KeyError
+        The error to raise; its message names up to five close matches and the valid ids.
+    """
+    valid_list = sorted(set(valid))
+    by_key: dict[str, str] = {}
+    for v in valid_list:
+        by_key.setdefault(normalize_name(v), v)
+    close_keys = difflib.get_close_matches(normalize_name(str(name)), list(by_key), n=5, cutoff=0.5)
+    close = [by_key[k] for k in close_keys]
+    if not close:
+        key = normalize_name(str(name))
+        close = [v for v in valid_list if key and (key in normalize_name(v) or normalize_name(v) in key)][:5]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    id_list = sorted(set(ids)) if ids is not None else valid_list
+    shown = ", ".join(id_list[:60]) + (" ..." if len(id_list) > 60 else "")
+    return KeyError(f"unknown {kind} {name!r}{hint}. Valid ids: {shown}")
+
+
+def _as_float_array(value: Any) -> np.ndarray:
+    if isinstance(value, pd.Series | pd.Index):
+        return np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+    return np.asarray(value, dtype=float)
+
+
+def check_range(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    allow_nan: bool = False,
+) -> None:
+    """Raise ``ValueError`` if any element of ``value`` lies outside ``[low, high]``.
+
+    Parameters
+    ----------
+    name : str
+        The field name used in the message (e.g. ``"utilization_frac"``).
+    value : float, array_like or pandas.Series
+        Value(s) to check, element-wise.
+    low, high : float, optional
+        Bounds; ``None`` means unbounded on that side.
+    low_inclusive, high_inclusive : bool
+        Whether each bound is allowed.
+    allow_nan : bool
+        If False (default), NaN is an error.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the first offending value (and its position for arrays) and the
+        allowed range.
+    """
+    arr = _as_float_array(value)
+    flat = arr.ravel()
+    bad = np.zeros(flat.shape, dtype=bool)
+    nan = np.isnan(flat)
+    if not allow_nan:
+        bad |= nan
+    with np.errstate(invalid="ignore"):
+        if low is not None:
+            bad |= ~nan & ((flat < low) if low_inclusive else (flat <= low))
+        if high is not None:
+            bad |= ~nan & ((flat > high) if high_inclusive else (flat >= high))
+    if not bad.any():
+        return
+    idx = int(np.flatnonzero(bad)[0])
+    lo = "-inf" if low is None else repr(low)
+    hi = "inf" if high is None else repr(high)
+    rng = f"{'[' if low_inclusive else '('}{lo}, {hi}{']' if high_inclusive else ')'}"
+    where = "" if arr.ndim == 0 else f" at position {idx} ({int(bad.sum())} of {flat.size} bad)"
+    if isinstance(value, pd.Series):
+        where = f" at index {value.index[idx]!r} ({int(bad.sum())} of {flat.size} bad)"
+    msg = f"{name}={float(flat[idx])!r}{where} is outside the allowed range {rng}"
+    if nan[idx]:
+        msg = f"{name} is NaN{where}; a value in {rng} is required"
+    raise ValueError(msg)
+
+
+def check_fraction(
+    name: str,
+    value: Any,
+    *,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> None:
+    """Check that ``value`` is a fraction in [0, 1], with a percent hint on failure.
+
+    Parameters
+    ----------
+    name : str
+        Field name (conventionally ending in ``_frac``).
+    value : float, array_like or pandas.Series
+        Fraction(s) to check.
+    low_inclusive, high_inclusive : bool
+        Whether 0 and 1 are allowed.
+
+    Raises
+    ------
+    ValueError
+        If any element lies outside the range or is NaN; a value between 1 and 100 gets the
+        hint that a percent was probably given where a fraction is expected (30 for 0.30).
+    """
+    try:
+        check_range(
+            name, value, low=0.0, high=1.0, low_inclusive=low_inclusive, high_inclusive=high_inclusive
+        )
+    except ValueError as err:
+        arr = _as_float_array(value).ravel()
+        if np.any((arr > 1.0) & (arr <= 100.0)):
+            raise ValueError(
+                f"{err}; it looks like a percent: fractions are 0..1 (write 0.30, not 30)"
+            ) from None
+        raise
+
+
+def check_positive(name: str, value: Any) -> None:
+    """Raise ``ValueError`` unless every element of ``value`` is finite and > 0.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, array_like or pandas.Series
+        Value(s) to check.
+
+    Raises
+    ------
+    ValueError
+        If any element is NaN, infinite, zero or negative.
+    """
+    check_range(name, value, low=0.0, low_inclusive=False, high=np.inf, high_inclusive=False)
+
+
+def check_nonnegative(name: str, value: Any) -> None:
+    """Raise ``ValueError`` unless every element of ``value`` is finite and >= 0.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, array_like or pandas.Series
+        Value(s) to check.
+
+    Raises
+    ------
+    ValueError
+        If any element is NaN, infinite or negative.
+    """
+    check_range(name, value, low=0.0, high=np.inf, high_inclusive=False)

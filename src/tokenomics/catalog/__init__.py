@@ -1,0 +1,526 @@
+"""Sourced catalogs: hardware, models, API prices, TCO inputs and published TCO figures.
+
+Every number is read from a tidy CSV under ``data/`` with its unit, source, as-of date and
+confidence, validated against the vocabulary ``data/parameters.csv``. Lookups accept ids and
+aliases, ignoring case and punctuation; a miss raises ``KeyError`` listing the closest names.
+
+Add your own rows with :func:`add_catalog_file` (validated the same way; your rows win over the
+bundled ones) or override values in code with ``entry.with_values(...)``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from tokenomics.catalog._entities import (
+    ApiPrice,
+    CatalogEntry,
+    Hardware,
+    Model,
+    Provenance,
+    PublishedTco,
+    TcoInputs,
+    TcoProfile,
+)
+from tokenomics.catalog._registry import (
+    REGISTRY,
+    TABLES,
+    data_dir,
+    entity_rows,
+    require_rows,
+    resolve,
+)
+from tokenomics.catalog._tidy import CONFIDENCE_LEVELS, CatalogError
+from tokenomics.kv_cache import kv_cache_bytes_per_sequence, kv_cache_bytes_per_token
+
+__all__ = [
+    "CONFIDENCE_LEVELS",
+    "TABLES",
+    "ApiPrice",
+    "CatalogEntry",
+    "CatalogError",
+    "Hardware",
+    "Model",
+    "Provenance",
+    "PublishedTco",
+    "TcoInputs",
+    "TcoProfile",
+    "add_catalog_file",
+    "data_dir",
+    "hardware",
+    "hardware_table",
+    "kv_cache_bytes_per_sequence",
+    "kv_cache_bytes_per_token",
+    "model",
+    "model_table",
+    "price",
+    "price_table",
+    "published_tco",
+    "published_tco_table",
+    "reset_catalogs",
+    "resolve_hardware_id",
+    "resolve_model_id",
+    "tco_inputs",
+    "tco_profile",
+    "tco_profile_table",
+    "tco_table",
+]
+
+E = TypeVar("E", bound=CatalogEntry)
+
+
+def _build(cls: type[E], table: str, key: dict[str, str], meta: dict[str, Any],
+           as_of: dt.date | None = None) -> E:
+    """Assemble a catalog object from its index metadata and value rows."""
+    cache_key = (cls.__name__, table, tuple(sorted(key.items())), as_of)
+    cached = REGISTRY._entities.get(cache_key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    rows = entity_rows(table, key, as_of)
+    fields = cls.model_fields
+    needed = [n for n, f in fields.items() if f.is_required() and n not in meta and n not in key]
+    require_rows(rows, cls.__name__, key, needed)
+    values: dict[str, Any] = {}
+    prov: dict[str, Provenance] = {}
+    for rec in rows.to_dict("records"):
+        name = str(rec["parameter"])
+        if name not in fields:
+            continue  # a vocabulary parameter not modelled as a field stays in the tables
+        value = float(rec["value"])
+        values[name] = int(value) if "int" in str(fields[name].annotation) else value
+        prov[name] = Provenance(value=value, unit=rec["unit"], source=rec["source"],
+                                as_of=rec["as_of"], confidence=rec["confidence"], note=rec["note"])
+    obj = cls.model_validate({**meta, **key, **values, "provenance": prov})
+    REGISTRY._entities[cache_key] = obj
+    return obj
+
+
+def _index_meta(table: str, ident: str, cls: type[CatalogEntry]) -> dict[str, Any]:
+    frame = REGISTRY.frame(table)
+    key_col = TABLES[table].keys[0]
+    row = frame[frame[key_col] == ident].iloc[0].to_dict()
+    return {k: v for k, v in row.items() if k in cls.model_fields and k != key_col}
+
+
+def resolve_hardware_id(name: str) -> str:
+    """Return the catalog hardware id for a name or alias.
+
+    Parameters
+    ----------
+    name : str
+        E.g. ``"GB200"``, ``"gb200-nvl72"``, ``"GB200 NVL72"``, ``"TPU v7"``, ``"Ironwood"``.
+
+    Returns
+    -------
+    str
+        Catalog id such as ``"gb200-nvl72"``.
+
+    Raises
+    ------
+    KeyError
+        If no id or alias matches; the message lists the closest names.
+
+    Examples
+    --------
+    >>> resolve_hardware_id("GB200 NVL72")
+    'gb200-nvl72'
+    """
+    return resolve("hardware_index", name, "hardware")
+
+
+def resolve_model_id(name: str) -> str:
+    """Return the catalog model id for a name or alias.
+
+    Parameters
+    ----------
+    name : str
+        E.g. ``"DeepSeek-R1"``, ``"deepseek r1"``, ``"gpt-oss-120b"``.
+
+    Returns
+    -------
+    str
+        Catalog id such as ``"deepseek-r1"``.
+
+    Raises
+    ------
+    KeyError
+        If no id or alias matches; the message lists the closest names.
+
+    Examples
+    --------
+    >>> resolve_model_id("DeepSeek R1")
+    'deepseek-r1'
+    """
+    return resolve("model_index", name, "model")
+
+
+def hardware(name: str) -> Hardware:
+    """Return a hardware entry by id or alias.
+
+    Parameters
+    ----------
+    name : str
+        Id or alias, case- and punctuation-insensitive (``"gb200"``, ``"GB200 NVL72"``).
+
+    Returns
+    -------
+    Hardware
+        Validated entry with provenance for every value.
+
+    Raises
+    ------
+    KeyError
+        For an unknown name, listing close matches.
+    CatalogError
+        If the catalog lacks a required value for it.
+
+    Examples
+    --------
+    >>> hw = hardware("H100")
+    >>> hw.hardware_id, hw.hbm_capacity_gb
+    ('h100-sxm', 80.0)
+    """
+    hid = resolve_hardware_id(name)
+    return _build(Hardware, "hardware", {"hardware_id": hid}, _index_meta("hardware_index", hid, Hardware))
+
+
+def model(name: str) -> Model:
+    """Return a model architecture by id or alias.
+
+    Parameters
+    ----------
+    name : str
+        Id or alias, case- and punctuation-insensitive.
+
+    Returns
+    -------
+    Model
+        Validated entry with provenance for every value.
+
+    Raises
+    ------
+    KeyError
+        For an unknown name, listing close matches.
+    CatalogError
+        If the catalog lacks a required value for it.
+
+    Examples
+    --------
+    >>> model("deepseek r1").active_params_b
+    37.0
+    """
+    mid = resolve_model_id(name)
+    return _build(Model, "model", {"model_id": mid}, _index_meta("model_index", mid, Model))
+
+
+def _wide(frame: pd.DataFrame, keys: list[str], index: pd.DataFrame | None = None,
+          key_col: str | None = None) -> pd.DataFrame:
+    latest = frame.assign(_user=frame["origin"] == "user").sort_values(["_user", "as_of"], kind="stable")
+    latest = latest.drop_duplicates([*keys, "parameter"], keep="last")
+    wide = latest.pivot(index=keys, columns="parameter", values="value")
+    wide.columns.name = None
+    integer_params = {p for (_, p), spec in REGISTRY.vocabulary().items() if spec.kind in ("integer", "year")}
+    for col in wide.columns:
+        if col in integer_params:
+            wide[col] = wide[col].round().astype("Int64")
+    if index is not None and key_col is not None:
+        meta = index.set_index(key_col).drop(columns=["file", "origin"], errors="ignore")
+        wide = meta.join(wide, how="left")
+    return wide
+
+
+def hardware_table() -> pd.DataFrame:
+    """Return every hardware entry as one wide table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``hardware_id``; identity columns then one unit-suffixed column per parameter
+        (NaN where a value does not apply or is not published).
+
+    Examples
+    --------
+    >>> "hbm_bandwidth_tb_per_s" in hardware_table().columns
+    True
+    """
+    return _wide(REGISTRY.frame("hardware"), ["hardware_id"], REGISTRY.frame("hardware_index"), "hardware_id")
+
+
+def model_table() -> pd.DataFrame:
+    """Return every model architecture as one wide table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``model_id``; identity columns then one column per parameter.
+    """
+    return _wide(REGISTRY.frame("model"), ["model_id"], REGISTRY.frame("model_index"), "model_id")
+
+
+def _price_snapshots(model_id: str, provider: str | None) -> pd.DataFrame:
+    frame = REGISTRY.frame("price")
+    rows = frame[frame["model_id"] == model_id]
+    if provider is not None:
+        rows = rows[rows["provider"].map(lambda p: p.lower()) == provider.lower()]
+    return rows
+
+
+def price(model: str, provider: str | None = None, *, as_of: dt.date | str | None = None) -> ApiPrice:
+    """Return a provider's list price for a model.
+
+    Parameters
+    ----------
+    model : str
+        Model id or alias.
+    provider : str, optional
+        Provider name (case-insensitive). Default: the model's first-party provider where it
+        sells the model, else the provider with the lowest output price.
+    as_of : datetime.date or str, optional
+        Use the latest snapshot on or before this date (default: the latest).
+
+    Returns
+    -------
+    ApiPrice
+        Input, cached-input, output and cache-write prices [USD/Mtok] of one dated snapshot.
+
+    Raises
+    ------
+    KeyError
+        For an unknown model, or a provider with no price for it (the message lists the providers
+        that have one), or no snapshot on or before ``as_of``.
+
+    Examples
+    --------
+    >>> p = price("deepseek-v3.2", "DeepSeek")
+    >>> p.output_usd_per_mtok > p.input_usd_per_mtok
+    True
+    """
+    mid = resolve_model_id(model)
+    when = dt.date.fromisoformat(as_of) if isinstance(as_of, str) else as_of
+    every = _price_snapshots(mid, None)
+    if provider is None:
+        first = str(_index_meta("model_index", mid, Model).get("first_party_provider", ""))
+        providers = set(every["provider"])
+        if first in providers:
+            provider = first
+        elif providers:
+            out = every[every["parameter"] == "output_usd_per_mtok"].sort_values("value")
+            provider = str(out["provider"].iloc[0])
+    rows = _price_snapshots(mid, provider) if provider is not None else every.iloc[0:0]
+    if rows.empty:
+        from tokenomics._validate import unknown_name_error
+
+        raise unknown_name_error(f"provider for {mid}", provider, sorted(set(every["provider"])))
+    if when is not None:
+        rows = rows[rows["as_of"] <= when]
+        if rows.empty:
+            raise KeyError(f"no {mid} price from {provider} on or before {when}")
+    snapshot = rows["as_of"].max()
+    prov_name = str(rows["provider"].iloc[0])
+    return _build(ApiPrice, "price", {"model_id": mid, "provider": prov_name},
+                  {"as_of": snapshot}, as_of=snapshot)
+
+
+def price_table(model: str | None = None, provider: str | None = None) -> pd.DataFrame:
+    """Return dated API prices, one row per model, provider and snapshot date.
+
+    Parameters
+    ----------
+    model : str, optional
+        Keep only this model (id or alias).
+    provider : str, optional
+        Keep only this provider (case-insensitive).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model_id, provider, as_of`` and the price parameters [USD/Mtok], plus ``source``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown model.
+    """
+    frame = REGISTRY.frame("price")
+    if model is not None:
+        frame = frame[frame["model_id"] == resolve_model_id(model)]
+    if provider is not None:
+        frame = frame[frame["provider"].str.lower() == provider.lower()]
+    wide = frame.pivot_table(index=["model_id", "provider", "as_of"], columns="parameter",
+                             values="value", aggfunc="last")
+    wide.columns.name = None
+    src = frame.groupby(["model_id", "provider", "as_of"])["source"].first()
+    return wide.join(src).reset_index()
+
+
+def tco_inputs(hardware: str) -> TcoInputs:
+    """Return the capital inputs of TCO for a system.
+
+    Parameters
+    ----------
+    hardware : str
+        Hardware id or alias.
+
+    Returns
+    -------
+    TcoInputs
+        All-in capex per accelerator, economic life and residual value, with provenance.
+
+    Raises
+    ------
+    KeyError
+        For an unknown hardware name, or one with no TCO inputs (listing those that have them).
+    """
+    hid = resolve_hardware_id(hardware)
+    frame = REGISTRY.frame("tco_system")
+    if hid not in set(frame["hardware_id"]):
+        from tokenomics._validate import unknown_name_error
+
+        raise unknown_name_error("hardware with TCO inputs", hid, sorted(set(frame["hardware_id"])))
+    return _build(TcoInputs, "tco_system", {"hardware_id": hid}, {})
+
+
+def tco_table() -> pd.DataFrame:
+    """Return the TCO inputs of every system as one wide table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``hardware_id``; one unit-suffixed column per parameter.
+    """
+    return _wide(REGISTRY.frame("tco_system"), ["hardware_id"])
+
+
+def tco_profile(name: str) -> TcoProfile:
+    """Return a datacenter and financing profile.
+
+    Parameters
+    ----------
+    name : str
+        ``"hyperscaler"``, ``"neocloud"``, ``"rental"`` or an alias.
+
+    Returns
+    -------
+    TcoProfile
+        Electricity price, PUE, colocation, cost of capital, maintenance, life and markup.
+
+    Raises
+    ------
+    KeyError
+        For an unknown profile, listing close matches.
+    """
+    pid = resolve("tco_profile_index", name, "TCO profile")
+    meta = _index_meta("tco_profile_index", pid, TcoProfile)
+    return _build(TcoProfile, "tco_profile", {"profile_id": pid}, meta)
+
+
+def tco_profile_table() -> pd.DataFrame:
+    """Return every TCO profile as one wide table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``profile_id``.
+    """
+    return _wide(REGISTRY.frame("tco_profile"), ["profile_id"], REGISTRY.frame("tco_profile_index"),
+                 "profile_id")
+
+
+def published_tco(hardware: str, vintage: str = "2026-09", tier: str = "hyperscaler") -> PublishedTco:
+    """Return a published all-in $/GPU-hour TCO figure.
+
+    Parameters
+    ----------
+    hardware : str
+        Hardware id or alias.
+    vintage : str
+        Published set: ``"2025-08"``, ``"2026-07"`` or ``"2026-09"``.
+    tier : str
+        ``"hyperscaler"``, ``"neocloud"``, ``"rental"`` or ``"internal"``.
+
+    Returns
+    -------
+    PublishedTco
+        The figure [USD per accelerator-hour] with its source.
+
+    Raises
+    ------
+    KeyError
+        For an unknown hardware, vintage or tier, or a combination that was not published; the
+        message lists what exists.
+
+    Examples
+    --------
+    >>> published_tco("MI355X", vintage="2025-08", tier="hyperscaler").usd_per_gpu_hour
+    1.48
+    """
+    from tokenomics._validate import unknown_name_error
+
+    hid = resolve_hardware_id(hardware)
+    frame = REGISTRY.frame("published_tco")
+    vintages = sorted(set(frame["vintage"]))
+    tiers = sorted(set(frame["tier"]))
+    if vintage not in vintages:
+        raise unknown_name_error("published TCO vintage", vintage, vintages)
+    if tier not in tiers:
+        raise unknown_name_error("published TCO tier", tier, tiers)
+    rows = frame[(frame["hardware_id"] == hid) & (frame["vintage"] == vintage) & (frame["tier"] == tier)]
+    if rows.empty:
+        have = frame[frame["hardware_id"] == hid][["vintage", "tier"]].drop_duplicates()
+        combos = [f"{v}/{t}" for v, t in have.itertuples(index=False)]
+        raise KeyError(
+            f"no published TCO for {hid} at vintage {vintage!r}, tier {tier!r}; "
+            f"published for {hid}: {', '.join(combos) or 'none'}"
+        )
+    return _build(PublishedTco, "published_tco", {"hardware_id": hid, "vintage": vintage, "tier": tier}, {})
+
+
+def published_tco_table() -> pd.DataFrame:
+    """Return every published $/GPU-hour figure, one row per hardware, vintage and tier.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``hardware_id, vintage, tier, usd_per_gpu_hour, source, as_of, confidence``.
+    """
+    frame = REGISTRY.frame("published_tco")
+    rows = frame[frame["parameter"] == "usd_per_gpu_hour"]
+    return rows.rename(columns={"value": "usd_per_gpu_hour"})[
+        ["hardware_id", "vintage", "tier", "usd_per_gpu_hour", "source", "as_of", "confidence", "note"]
+    ].reset_index(drop=True)
+
+
+def add_catalog_file(path: str | Path, table: str) -> None:
+    """Validate a catalog file of your own and add its rows to a table.
+
+    Your rows take precedence over bundled rows for the same key and parameter; an index file's
+    row replaces the bundled row of the same id (or adds a new system/model). Nothing in the
+    package is modified.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        CSV in the table's format (see the bundled file named in :data:`TABLES`).
+    table : str
+        One of ``hardware_index``, ``hardware``, ``model_index``, ``model``, ``price``,
+        ``tco_system``, ``tco_profile_index``, ``tco_profile``, ``published_tco``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown table.
+    FileNotFoundError
+        If the file does not exist.
+    CatalogError
+        If the file is malformed: the message names the file, line, field and problem.
+    """
+    REGISTRY.add(Path(path), table)
+
+
+def reset_catalogs() -> None:
+    """Drop every user-added catalog file and reload the bundled catalogs on next use."""
+    REGISTRY.reset()

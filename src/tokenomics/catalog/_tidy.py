@@ -1,0 +1,285 @@
+"""Reading and validating tidy catalog files against the parameter vocabulary.
+
+A catalog file is a CSV with one row per value: key column(s), ``parameter``, ``value``, ``unit``,
+``source``, ``as_of``, ``confidence`` and ``note``. Every row is checked against the vocabulary
+``data/parameters.csv``, which fixes, per parameter, its single allowed unit and the kind of value
+(positive, fraction, integer, year, ...). A bad row raises :class:`CatalogError` naming the file,
+the line, the field and what is wrong; nothing is dropped or defaulted.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+CONFIDENCE_LEVELS: tuple[str, ...] = ("verified", "secondary", "estimate", "unverified")
+"""How sure a value is: ``verified`` in the vendor's or publisher's own text; ``secondary``
+(press, aggregator, blog); ``estimate`` (someone's estimate or a stated derivation);
+``unverified`` (placeholder pending a source)."""
+
+ValueKind = Literal["positive", "nonnegative", "fraction", "integer", "year", "ratio_ge1"]
+VALUE_KINDS: tuple[str, ...] = ("positive", "nonnegative", "fraction", "integer", "year", "ratio_ge1")
+
+VALUE_COLUMNS: tuple[str, ...] = ("parameter", "value", "unit", "source", "as_of", "confidence", "note")
+
+
+class CatalogError(ValueError):
+    """A catalog file is malformed.
+
+    The message names the file, the line (1-based, header is line 1) or key, the field and what is
+    wrong.
+    """
+
+    def __init__(self, path: Path | str, where: str, field: str, problem: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{self.path}, {where}, field {field!r}: {problem}")
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One vocabulary entry: a parameter's table, unit, value kind and description.
+
+    Attributes
+    ----------
+    table : str
+        Catalog table the parameter belongs to (``hardware``, ``model``, ...).
+    parameter : str
+        Parameter name; it ends in its unit where the unit is dimensional.
+    unit : str
+        The only unit rows may use for this parameter.
+    kind : str
+        One of :data:`VALUE_KINDS`: the allowed range of values.
+    description : str
+        What the parameter means, including per-chip/per-system and one-way/two-way conventions.
+    """
+
+    table: str
+    parameter: str
+    unit: str
+    kind: str
+    description: str
+
+
+def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
+    """Read the parameter vocabulary file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        ``parameters.csv`` with columns ``table, parameter, unit, kind, description``.
+
+    Returns
+    -------
+    dict
+        ``(table, parameter) -> ParameterSpec``.
+
+    Raises
+    ------
+    CatalogError
+        On a missing column, an unknown kind, an empty unit or a duplicated parameter.
+    """
+    required = ("table", "parameter", "unit", "kind", "description")
+    vocab: dict[tuple[str, str], ParameterSpec] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in required if c not in (reader.fieldnames or [])]
+        if missing:
+            raise CatalogError(path, "header", missing[0], "required column is missing")
+        for line, row in enumerate(reader, start=2):
+            spec = ParameterSpec(**{k: (row[k] or "").strip() for k in required})
+            if spec.kind not in VALUE_KINDS:
+                raise CatalogError(path, f"line {line}", "kind", f"{spec.kind!r} not in {VALUE_KINDS}")
+            if not spec.unit:
+                raise CatalogError(path, f"line {line}", "unit", "empty unit")
+            key = (spec.table, spec.parameter)
+            if key in vocab:
+                raise CatalogError(path, f"line {line}", "parameter", f"{spec.parameter!r} defined twice")
+            vocab[key] = spec
+    return vocab
+
+
+def _check_kind(value: float, spec: ParameterSpec) -> str | None:
+    """Return a description of what is wrong with ``value`` for ``spec``, or None."""
+    if not math.isfinite(value):
+        return f"value {value!r} is not finite"
+    kind = spec.kind
+    if kind == "positive" and value <= 0:
+        return f"value {value!r} must be > 0"
+    if kind == "nonnegative" and value < 0:
+        return f"value {value!r} must be >= 0"
+    if kind == "fraction" and not 0.0 <= value <= 1.0:
+        hint = (
+            "; it looks like a percent given where a fraction is expected (write 0.30, not 30)"
+            if 1.0 < value <= 100.0
+            else ""
+        )
+        return f"value {value!r} is outside the fraction range [0, 1]{hint}"
+    if kind == "integer" and (value <= 0 or value != int(value)):
+        return f"value {value!r} must be a positive integer"
+    if kind == "year" and (value != int(value) or not 1990 <= value <= 2100):
+        return f"value {value!r} must be a calendar year in [1990, 2100]"
+    if kind == "ratio_ge1" and value < 1.0:
+        return f"value {value!r} must be >= 1"
+    return None
+
+
+def read_tidy(
+    path: Path,
+    *,
+    table: str,
+    key_columns: Sequence[str],
+    vocabulary: dict[tuple[str, str], ParameterSpec],
+    today: dt.date | None = None,
+) -> pd.DataFrame:
+    """Read and validate one tidy catalog file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        CSV file with ``key_columns`` followed by :data:`VALUE_COLUMNS`.
+    table : str
+        Vocabulary table the parameters must belong to.
+    key_columns : sequence of str
+        Columns that identify the entity (e.g. ``("hardware_id",)``).
+    vocabulary : dict
+        From :func:`read_vocabulary`.
+    today : datetime.date, optional
+        Reference date for the "as-of in the future" check (default: today, UTC).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per value with ``value`` as float, ``as_of`` as ``datetime.date`` and a ``file`` and
+        ``line`` column for provenance.
+
+    Raises
+    ------
+    CatalogError
+        Naming the file, line, field and problem: missing column, empty key, unknown parameter,
+        unit not the vocabulary's, non-numeric value, value out of its kind's range (with a percent
+        hint for fractions), missing source, malformed or future as-of date, unknown confidence
+        level, or the same key and parameter given twice for the same as-of date.
+    """
+    today = today or dt.datetime.now(dt.UTC).date()
+    cols = (*key_columns, *VALUE_COLUMNS)
+    rows: list[dict[str, object]] = []
+    seen: dict[tuple[str, ...], int] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header = reader.fieldnames or []
+        for col in cols:
+            if col not in header:
+                raise CatalogError(path, "header", col, "required column is missing")
+        for line, raw in enumerate(reader, start=2):
+            where = f"line {line}"
+            if None in raw:
+                raise CatalogError(path, where, "row", "more fields than the header has columns")
+            row = {k: (raw.get(k) or "").strip() for k in cols}
+            for key in key_columns:
+                if not row[key]:
+                    raise CatalogError(path, where, key, "empty key")
+            where = f"line {line} ({', '.join(row[k] for k in key_columns)}, {row['parameter']})"
+            spec = vocabulary.get((table, row["parameter"]))
+            if spec is None:
+                known = sorted(p for t, p in vocabulary if t == table)
+                raise CatalogError(
+                    path, where, "parameter",
+                    f"unknown parameter {row['parameter']!r} for table {table!r}; known: {', '.join(known)}",
+                )
+            if row["unit"] != spec.unit:
+                raise CatalogError(
+                    path, where, "unit", f"{row['unit']!r} is not the vocabulary's unit {spec.unit!r}"
+                )
+            try:
+                value = float(row["value"])
+            except ValueError:
+                raise CatalogError(path, where, "value", f"{row['value']!r} is not a number") from None
+            problem = _check_kind(value, spec)
+            if problem:
+                raise CatalogError(path, where, "value", problem)
+            if not row["source"]:
+                raise CatalogError(path, where, "source", "missing source")
+            try:
+                as_of = dt.date.fromisoformat(row["as_of"])
+            except ValueError:
+                raise CatalogError(
+                    path, where, "as_of", f"{row['as_of']!r} is not an ISO date (YYYY-MM-DD)"
+                ) from None
+            if as_of > today:
+                raise CatalogError(path, where, "as_of", f"{as_of} is in the future (today {today})")
+            if row["confidence"] not in CONFIDENCE_LEVELS:
+                raise CatalogError(
+                    path, where, "confidence", f"{row['confidence']!r} not in {CONFIDENCE_LEVELS}"
+                )
+            dup_key = (*(row[k] for k in key_columns), row["parameter"], row["as_of"])
+            if dup_key in seen:
+                raise CatalogError(
+                    path, where, "parameter", f"duplicate of line {seen[dup_key]} (same key, parameter and as_of)"
+                )
+            seen[dup_key] = line
+            rows.append({**row, "value": value, "as_of": as_of, "file": str(path), "line": line})
+    return pd.DataFrame(rows, columns=[*cols, "file", "line"])
+
+
+def read_index(
+    path: Path, *, key_column: str, required: Sequence[str], booleans: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Read an index file of names, aliases and categorical attributes (no numbers).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        CSV with ``key_column``, ``required`` columns and an ``aliases`` column (``;``-separated).
+    key_column : str
+        Column holding the catalog id.
+    required : sequence of str
+        Columns that must be present and non-empty.
+    booleans : sequence of str
+        Columns holding ``true``/``false``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per entity, ``aliases`` as a tuple of str, boolean columns as bool.
+
+    Raises
+    ------
+    CatalogError
+        On a missing column, an empty required field, a malformed boolean or a duplicate id.
+    """
+    out: list[dict[str, object]] = []
+    seen: set[str] = set()
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header = reader.fieldnames or []
+        for col in (key_column, *required, "aliases"):
+            if col not in header:
+                raise CatalogError(path, "header", col, "required column is missing")
+        for line, raw in enumerate(reader, start=2):
+            row: dict[str, object] = {k: (v or "").strip() for k, v in raw.items() if k is not None}
+            for col in (key_column, *required):
+                if not row[col]:
+                    raise CatalogError(path, f"line {line}", col, "empty value")
+            key = str(row[key_column])
+            if key in seen:
+                raise CatalogError(path, f"line {line}", key_column, f"duplicate id {key!r}")
+            seen.add(key)
+            for col in booleans:
+                text = str(row.get(col, "")).lower()
+                if text not in ("true", "false"):
+                    raise CatalogError(path, f"line {line} ({key})", col, f"{text!r} is not true/false")
+                row[col] = text == "true"
+            row["aliases"] = tuple(a.strip() for a in str(row["aliases"]).split(";") if a.strip())
+            row["file"] = str(path)
+            out.append(row)
+    return pd.DataFrame(out)

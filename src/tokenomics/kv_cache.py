@@ -1,0 +1,180 @@
+"""KV-cache size per token and per sequence, by attention type and KV precision.
+
+The formulas (per layer, per token):
+
+* MHA / GQA: ``kv_heads x (head_dim + v_head_dim) x bytes`` (K and V).
+* MLA (DeepSeek-V3 family, Kimi K2): one shared latent ``kv_lora_rank`` plus the decoupled RoPE
+  key ``qk_rope_head_dim``; in BF16 ``(kv_lora_rank + qk_rope_head_dim) x 2`` bytes. In FP8 the
+  FlashMLA cache layout stores the latent in FP8 with one FP32 scale per 128 values and keeps the
+  RoPE part in BF16: ``kv_lora_rank + kv_lora_rank / 128 x 4 + qk_rope_head_dim x 2`` bytes
+  (656 bytes for DeepSeek-V3).
+* Sliding-window layers hold at most ``sliding_window_tokens`` tokens per sequence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+import pandas as pd
+
+from tokenomics._validate import check_positive
+from tokenomics.precision import bytes_per_element, canonical_precision
+
+if TYPE_CHECKING:
+    from tokenomics.catalog._entities import Model
+
+_MLA_FP8_SCALE_GROUP = 128
+"""Latent values per FP32 scale in the FlashMLA FP8 KV layout (deepseek-ai/FlashMLA, docs
+20250929-hopper-fp8-sparse-deep-dive.md, 2025-09-29)."""
+_FP32_BYTES = 4.0
+_BF16_BYTES = 2.0
+
+
+def _model(model: Model | str) -> Model:
+    if isinstance(model, str):
+        from tokenomics.catalog import model as lookup
+
+        return lookup(model)
+    return model
+
+
+def kv_bytes_per_token_per_layer(model: Model | str, kv_precision: str = "bf16") -> float:
+    """Return KV-cache bytes one token occupies in one attention layer.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model or its name.
+    kv_precision : str
+        KV-cache precision (``"bf16"``, ``"fp8"``, ``"fp4"``).
+
+    Returns
+    -------
+    float
+        Bytes per token per layer [bytes].
+
+    Raises
+    ------
+    KeyError
+        For an unknown model or precision.
+    ValueError
+        If the model lacks the dimensions its attention type needs.
+
+    Examples
+    --------
+    >>> kv_bytes_per_token_per_layer("llama-3.3-70b", "bf16")  # 8 KV heads x 128 x 2 (K,V) x 2 B
+    4096.0
+    """
+    m = _model(model)
+    prec = canonical_precision(kv_precision)
+    if m.attention_type == "mla":
+        if m.mla_kv_lora_rank is None or m.mla_qk_rope_head_dim is None:
+            raise ValueError(f"{m.model_id}: MLA needs mla_kv_lora_rank and mla_qk_rope_head_dim")
+        if prec == "fp8":
+            scales = m.mla_kv_lora_rank / _MLA_FP8_SCALE_GROUP * _FP32_BYTES
+            return float(m.mla_kv_lora_rank + scales + m.mla_qk_rope_head_dim * _BF16_BYTES)
+        return float((m.mla_kv_lora_rank + m.mla_qk_rope_head_dim) * bytes_per_element(prec))
+    if m.kv_heads is None:
+        raise ValueError(f"{m.model_id}: {m.attention_type} attention needs kv_heads")
+    v_dim = m.v_head_dim if m.v_head_dim is not None else m.head_dim
+    return float(m.kv_heads * (m.head_dim + v_dim) * bytes_per_element(prec))
+
+
+@overload
+def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: float, kv_precision: str = ...) -> float: ...
+@overload
+def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: np.ndarray, kv_precision: str = ...) -> np.ndarray: ...
+@overload
+def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: pd.Series, kv_precision: str = ...) -> pd.Series: ...
+def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_precision: str = "bf16") -> Any:
+    """Return the KV-cache bytes of one sequence of a given context length.
+
+    Formula: ``per_layer x (full_layers x L + window_layers x min(L, window))`` where ``L`` is the
+    context length and ``per_layer`` comes from :func:`kv_bytes_per_token_per_layer`.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model or its name.
+    context_tokens : float, ndarray or Series
+        Tokens in the context (prompt plus generated so far) [tokens], > 0.
+    kv_precision : str
+        KV-cache precision.
+
+    Returns
+    -------
+    float, ndarray or Series
+        KV-cache bytes per sequence [bytes]; same container as ``context_tokens``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown model or precision.
+    ValueError
+        If any context length is not positive.
+
+    Examples
+    --------
+    >>> kv_cache_bytes_per_sequence("llama-3.3-70b", 1000.0)  # 80 layers x 4096 B x 1000
+    327680000.0
+    """
+    check_positive("context_tokens", context_tokens)
+    m = _model(model)
+    per_layer = kv_bytes_per_token_per_layer(m, kv_precision)
+    window_layers = m.sliding_window_layers or 0
+    full_layers = m.layers - window_layers
+    ctx = np.asarray(context_tokens.to_numpy(dtype=float) if isinstance(context_tokens, pd.Series) else context_tokens, dtype=float)
+    window = float(m.sliding_window_tokens) if m.sliding_window_tokens else 0.0
+    out = per_layer * (full_layers * ctx + window_layers * np.minimum(ctx, window))
+    if isinstance(context_tokens, pd.Series):
+        return pd.Series(out, index=context_tokens.index, name="kv_cache_bytes")
+    if np.ndim(out) == 0:
+        return float(out)
+    return out
+
+
+def kv_cache_bytes_per_token(
+    model: Model | str, kv_precision: str = "bf16", context_tokens: Any = None
+) -> Any:
+    """Return KV-cache bytes per token of context.
+
+    Without ``context_tokens`` this is the marginal size of one more token in a long context:
+    ``per_layer x full_layers`` (sliding-window layers add nothing once the context exceeds the
+    window). With ``context_tokens`` it is the average over the sequence,
+    ``kv_cache_bytes_per_sequence(L) / L``, which counts the window layers' bounded cache.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model or its name.
+    kv_precision : str
+        KV-cache precision (``"bf16"``, ``"fp8"``, ``"fp4"``).
+    context_tokens : float, ndarray or Series, optional
+        Context length(s) [tokens] for the averaged figure.
+
+    Returns
+    -------
+    float, ndarray or Series
+        Bytes per token [bytes/token].
+
+    Raises
+    ------
+    KeyError
+        For an unknown model or precision.
+    ValueError
+        If a context length is not positive.
+
+    Examples
+    --------
+    >>> kv_cache_bytes_per_token("deepseek-v3", "bf16")  # 61 layers x (512 + 64) x 2 B
+    70272.0
+    """
+    m = _model(model)
+    if context_tokens is None:
+        window_layers = m.sliding_window_layers or 0
+        return kv_bytes_per_token_per_layer(m, kv_precision) * (m.layers - window_layers)
+    total = kv_cache_bytes_per_sequence(m, context_tokens, kv_precision)
+    if isinstance(context_tokens, pd.Series):
+        return (total / context_tokens.astype(float)).rename("kv_cache_bytes_per_token")
+    return total / np.asarray(context_tokens, dtype=float) if np.ndim(total) else total / float(context_tokens)

@@ -1,0 +1,59 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from tokenomics._validate import (
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    normalize_name,
+    unknown_name_error,
+)
+
+
+def test_normalize_name_ignores_case_space_punctuation():
+    assert normalize_name("GB200 NVL-72") == normalize_name("gb200nvl72") == "gb200nvl72"
+
+
+def test_unknown_name_lists_close_matches():
+    err = unknown_name_error("hardware", "GB2000", ["gb200-nvl72", "gb300-nvl72", "h100-sxm"])
+    assert isinstance(err, KeyError)
+    assert "gb200-nvl72" in str(err).split("closest:")[1]
+
+
+@pytest.mark.parametrize("value", [0.5, np.array([0.1, 0.9]), pd.Series([0.0, 1.0])])
+def test_fraction_accepts_unit_interval(value):
+    check_fraction("utilization_frac", value)
+
+
+def test_fraction_percent_hint_names_field_and_value():
+    with pytest.raises(ValueError, match=r"utilization_frac=60\.0.*percent"):
+        check_fraction("utilization_frac", 60.0)
+
+
+def test_fraction_array_reports_position():
+    with pytest.raises(ValueError, match=r"position 2 \(1 of 3 bad\)"):
+        check_fraction("x_frac", np.array([0.1, 0.2, 1.5]))
+
+
+def test_series_reports_index_label():
+    with pytest.raises(ValueError, match=r"index 'b'"):
+        check_positive("throughput", pd.Series([1.0, -2.0], index=["a", "b"]))
+
+
+def test_nan_is_an_error_with_range():
+    with pytest.raises(ValueError, match=r"price is NaN"):
+        check_nonnegative("price", np.array([1.0, np.nan]))
+
+
+def test_exclusive_bounds():
+    with pytest.raises(ValueError, match=r"\(0\.0, 1\.0\]"):
+        check_range("u", 0.0, low=0.0, high=1.0, low_inclusive=False)
+    check_range("u", 1.0, low=0.0, high=1.0, low_inclusive=False)
+
+
+def test_positive_rejects_zero_and_inf():
+    for bad in (0.0, -1.0, np.inf):
+        with pytest.raises(ValueError, match="throughput"):
+            check_positive("throughput", bad)
