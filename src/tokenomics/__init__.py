@@ -23,7 +23,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 __all__: list[str] = ["__version__"]
 
 # --- catalogs ---------------------------------------------------------------------------------
-from tokenomics.catalog import (  # noqa: E402
+from tokenomics.catalog import (
     CatalogError,
     add_catalog_file,
     hardware,

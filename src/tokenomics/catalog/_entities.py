@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
