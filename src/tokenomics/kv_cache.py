@@ -39,6 +39,21 @@ def _model(model: Model | str) -> Model:
     return model
 
 
+def _window_layers(m: Model) -> tuple[int, float]:
+    """Return (sliding-window layers, window length [tokens]) of a model, checked for consistency."""
+    layers = m.sliding_window_layers or 0
+    if layers > m.layers:
+        raise ValueError(
+            f"{m.model_id}: sliding_window_layers={layers} exceeds layers={m.layers}"
+        )
+    if layers and not m.sliding_window_tokens:
+        raise ValueError(
+            f"{m.model_id}: sliding_window_layers={layers} but sliding_window_tokens is missing; "
+            "the window length is needed to size the cache of those layers"
+        )
+    return layers, float(m.sliding_window_tokens or 0)
+
+
 def kv_bytes_per_token_per_layer(model: Model | str, kv_precision: str = "bf16") -> float:
     """Return KV-cache bytes one token occupies in one attention layer.
 
@@ -84,9 +99,13 @@ def kv_bytes_per_token_per_layer(model: Model | str, kv_precision: str = "bf16")
 @overload
 def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: float, kv_precision: str = ...) -> float: ...
 @overload
-def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: np.ndarray, kv_precision: str = ...) -> np.ndarray: ...
+def kv_cache_bytes_per_sequence(
+    model: Model | str, context_tokens: np.ndarray, kv_precision: str = ...
+) -> np.ndarray: ...
 @overload
-def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: pd.Series, kv_precision: str = ...) -> pd.Series: ...
+def kv_cache_bytes_per_sequence(
+    model: Model | str, context_tokens: pd.Series, kv_precision: str = ...
+) -> pd.Series: ...
 def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_precision: str = "bf16") -> Any:
     """Return the KV-cache bytes of one sequence of a given context length.
 
@@ -112,7 +131,8 @@ def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_prec
     KeyError
         For an unknown model or precision.
     ValueError
-        If any context length is not positive.
+        If any context length is not positive, or the model's sliding-window fields are
+        inconsistent (window layers without a window length, or more window layers than layers).
 
     Examples
     --------
@@ -122,10 +142,10 @@ def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_prec
     check_positive("context_tokens", context_tokens)
     m = _model(model)
     per_layer = kv_bytes_per_token_per_layer(m, kv_precision)
-    window_layers = m.sliding_window_layers or 0
+    window_layers, window = _window_layers(m)
     full_layers = m.layers - window_layers
-    ctx = np.asarray(context_tokens.to_numpy(dtype=float) if isinstance(context_tokens, pd.Series) else context_tokens, dtype=float)
-    window = float(m.sliding_window_tokens) if m.sliding_window_tokens else 0.0
+    raw = context_tokens.to_numpy(dtype=float) if isinstance(context_tokens, pd.Series) else context_tokens
+    ctx = np.asarray(raw, dtype=float)
     out = per_layer * (full_layers * ctx + window_layers * np.minimum(ctx, window))
     if isinstance(context_tokens, pd.Series):
         return pd.Series(out, index=context_tokens.index, name="kv_cache_bytes")
@@ -163,7 +183,8 @@ def kv_cache_bytes_per_token(
     KeyError
         For an unknown model or precision.
     ValueError
-        If a context length is not positive.
+        If a context length is not positive, or the model's sliding-window fields are
+        inconsistent.
 
     Examples
     --------
@@ -172,7 +193,7 @@ def kv_cache_bytes_per_token(
     """
     m = _model(model)
     if context_tokens is None:
-        window_layers = m.sliding_window_layers or 0
+        window_layers, _ = _window_layers(m)
         return kv_bytes_per_token_per_layer(m, kv_precision) * (m.layers - window_layers)
     total = kv_cache_bytes_per_sequence(m, context_tokens, kv_precision)
     if isinstance(context_tokens, pd.Series):

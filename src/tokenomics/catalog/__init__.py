@@ -75,12 +75,18 @@ E = TypeVar("E", bound=CatalogEntry)
 
 def _build(cls: type[E], table: str, key: dict[str, str], meta: dict[str, Any],
            as_of: dt.date | None = None) -> E:
-    """Assemble a catalog object from its index metadata and value rows."""
+    """Assemble a catalog object from its index metadata and value rows.
+
+    With ``as_of`` only rows of exactly that date are used (one dated snapshot, e.g. a price
+    list), so values of an older snapshot never leak into a newer one.
+    """
     cache_key = (cls.__name__, table, tuple(sorted(key.items())), as_of)
     cached = REGISTRY._entities.get(cache_key)
     if cached is not None:
         return cached  # type: ignore[return-value]
     rows = entity_rows(table, key, as_of)
+    if as_of is not None:
+        rows = rows[rows["as_of"] == as_of]
     fields = cls.model_fields
     needed = [n for n, f in fields.items() if f.is_required() and n not in meta and n not in key]
     require_rows(rows, cls.__name__, key, needed)
@@ -223,7 +229,7 @@ def _wide(frame: pd.DataFrame, keys: list[str], index: pd.DataFrame | None = Non
     latest = latest.drop_duplicates([*keys, "parameter"], keep="last")
     wide = latest.pivot(index=keys, columns="parameter", values="value")
     wide.columns.name = None
-    integer_params = {p for (_, p), spec in REGISTRY.vocabulary().items() if spec.kind in ("integer", "year")}
+    integer_params = {p for (_, p), spec in REGISTRY.vocabulary().items() if spec.kind in ("integer", "count", "year")}
     for col in wide.columns:
         if col in integer_params:
             wide[col] = wide[col].round().astype("Int64")
@@ -308,8 +314,12 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
         if first in providers:
             provider = first
         elif providers:
-            out = every[every["parameter"] == "output_usd_per_mtok"].sort_values("value")
-            provider = str(out["provider"].iloc[0])
+            out = every[every["parameter"] == "output_usd_per_mtok"]
+            if when is not None:
+                out = out[out["as_of"] <= when]
+            current = out.sort_values("as_of").drop_duplicates("provider", keep="last")
+            if not current.empty:
+                provider = str(current.sort_values("value", kind="stable")["provider"].iloc[0])
     rows = _price_snapshots(mid, provider) if provider is not None else every.iloc[0:0]
     if rows.empty:
         from tokenomics._validate import unknown_name_error

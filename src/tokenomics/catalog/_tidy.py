@@ -24,8 +24,9 @@ CONFIDENCE_LEVELS: tuple[str, ...] = ("verified", "secondary", "estimate", "unve
 (press, aggregator, blog); ``estimate`` (someone's estimate or a stated derivation);
 ``unverified`` (placeholder pending a source)."""
 
-ValueKind = Literal["positive", "nonnegative", "fraction", "integer", "year", "ratio_ge1"]
-VALUE_KINDS: tuple[str, ...] = ("positive", "nonnegative", "fraction", "integer", "year", "ratio_ge1")
+ValueKind = Literal["positive", "nonnegative", "fraction", "integer", "count", "year", "ratio_ge1"]
+VALUE_KINDS: tuple[str, ...] = ("positive", "nonnegative", "fraction", "integer", "count", "year", "ratio_ge1")
+"""``integer``: a positive integer; ``count``: a non-negative integer (e.g. 0 shared experts)."""
 
 VALUE_COLUMNS: tuple[str, ...] = ("parameter", "value", "unit", "source", "as_of", "confidence", "note")
 
@@ -126,6 +127,8 @@ def _check_kind(value: float, spec: ParameterSpec) -> str | None:
         return f"value {value!r} is outside the fraction range [0, 1]{hint}"
     if kind == "integer" and (value <= 0 or value != int(value)):
         return f"value {value!r} must be a positive integer"
+    if kind == "count" and (value < 0 or value != int(value)):
+        return f"value {value!r} must be a non-negative integer"
     if kind == "year" and (value != int(value) or not 1990 <= value <= 2100):
         return f"value {value!r} must be a calendar year in [1990, 2100]"
     if kind == "ratio_ge1" and value < 1.0:
