@@ -64,6 +64,7 @@ __all__ = [
     "reset_catalogs",
     "resolve_hardware_id",
     "resolve_model_id",
+    "resolve_profile_id",
     "tco_inputs",
     "tco_profile",
     "tco_profile_table",
@@ -162,6 +163,32 @@ def resolve_model_id(name: str) -> str:
     'deepseek-r1'
     """
     return resolve("model_index", name, "model")
+
+
+def resolve_profile_id(name: str) -> str:
+    """Return the TCO profile id for a name or alias.
+
+    Parameters
+    ----------
+    name : str
+        E.g. ``"hyperscaler"``, ``"Neocloud-owned"``, ``"3-year rental"``, ``"costr"``.
+
+    Returns
+    -------
+    str
+        Profile id: ``"hyperscaler"``, ``"neocloud"`` or ``"rental"`` (or a user-added one).
+
+    Raises
+    ------
+    KeyError
+        If no id or alias matches; the message lists the closest names.
+
+    Examples
+    --------
+    >>> resolve_profile_id("3-year rental")
+    'rental'
+    """
+    return resolve("tco_profile_index", name, "TCO profile")
 
 
 def hardware(name: str) -> Hardware:
@@ -423,7 +450,7 @@ def tco_profile(name: str) -> TcoProfile:
     KeyError
         For an unknown profile, listing close matches.
     """
-    pid = resolve("tco_profile_index", name, "TCO profile")
+    pid = resolve_profile_id(name)
     meta = _index_meta("tco_profile_index", pid, TcoProfile)
     return _build(TcoProfile, "tco_profile", {"profile_id": pid}, meta)
 

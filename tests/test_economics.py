@@ -1,0 +1,302 @@
+"""Tests of tokenomics.economics: cost per Mtok, split, revenue, license, margin, break-evens."""
+
+import numpy as np
+import pandas as pd
+import pydantic
+import pytest
+
+import tokenomics as tk
+from tokenomics.economics import (
+    LicenseFee,
+    TokenMix,
+    attribute_cost_per_mtok,
+    blended_price_usd_per_mtok,
+    breakeven_cost_usd_per_gpu_hour,
+    breakeven_license_fee_frac,
+    breakeven_price_usd_per_mtok,
+    breakeven_utilization_frac,
+    cost_per_mtok,
+    cost_split_per_mtok,
+    gross_margin_frac,
+    inferencex_cost_per_mtok,
+    license_fee_usd_per_gpu_hour,
+    profit_usd_per_gpu_hour,
+    profit_usd_per_gpu_year,
+    profit_usd_per_mw_year,
+    revenue_usd_per_gpu_hour,
+    served_mtok_per_gpu_hour,
+)
+
+# --- cost per Mtok ----------------------------------------------------------------------------
+
+
+def test_inferencex_worked_example():
+    # SemiAnalysis InferenceX-app (chart-utils.ts, read 2026-09), worked example from its
+    # copied data: MI355X Kimi-K2.5 1k/1k conc 4 = 55.6 tok/s/GPU at $1.48/GPU-hour -> $7.39/M.
+    # By hand: 55.6 tok/s * 3600 s = 200_160 tok/h = 0.20016 Mtok/h; 1.48 / 0.20016 = 7.394.
+    assert cost_per_mtok(1.48, 55.6, 1.0) == pytest.approx(1.48 / 0.20016, rel=1e-12)
+    assert round(cost_per_mtok(1.48, 55.6, 1.0), 2) == 7.39
+    assert round(inferencex_cost_per_mtok(1.48, 55.6).total_usd_per_mtok, 2) == 7.39
+
+
+def test_cost_per_mtok_scalar_array_nan_series():
+    # by hand: $2/h at 1000 tok/s and 50 % utilization = 1.8 Mtok/h -> $1.1111/Mtok
+    assert isinstance(cost_per_mtok(2.0, 1000.0, 0.5), float)
+    assert cost_per_mtok(2.0, 1000.0, 0.5) == pytest.approx(2.0 / 1.8)
+    arr = cost_per_mtok(2.0, np.array([1000.0, 2000.0]), 0.5)
+    np.testing.assert_allclose(arr, [2.0 / 1.8, 1.0 / 1.8])
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu is NaN at position 1"):
+        cost_per_mtok(2.0, np.array([1000.0, np.nan]), 0.5)
+    ser = cost_per_mtok(pd.Series([2.0, 4.0], index=["h100", "b200"]), 1000.0, 0.5)
+    assert list(ser.index) == ["h100", "b200"]
+    np.testing.assert_allclose(ser.to_numpy(), [2.0 / 1.8, 4.0 / 1.8])
+
+
+def test_utilization_is_not_ignored():
+    # pitfall 8: an idle hour is still paid; half the utilization doubles the cost per token
+    assert cost_per_mtok(2.0, 1000.0, 0.5) == pytest.approx(2 * cost_per_mtok(2.0, 1000.0, 1.0))
+
+
+def test_mtok_not_tok():
+    # pitfall 4: 1 tok/s for one hour = 3600 tokens = 0.0036 Mtok
+    assert served_mtok_per_gpu_hour(1.0, 1.0) == pytest.approx(0.0036)
+    assert revenue_usd_per_gpu_hour(1.0, 1.0, 1.0) == pytest.approx(0.0036)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((2.0, 1000.0, 30.0), r"utilization_frac=30\.0.*percent"),
+        ((2.0, 1000.0, 0.0), r"utilization_frac=0\.0.*\(0\.0, 1\.0\]"),
+        ((2.0, 0.0, 0.5), r"throughput_tok_per_s_per_gpu=0\.0"),
+        ((2.0, -5.0, 0.5), r"throughput_tok_per_s_per_gpu=-5\.0"),
+        ((-1.0, 1000.0, 0.5), r"cost_usd_per_gpu_hour=-1\.0"),
+        ((np.nan, 1000.0, 0.5), r"cost_usd_per_gpu_hour is NaN"),
+    ],
+)
+def test_cost_per_mtok_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        cost_per_mtok(*args)
+
+
+def test_utilization_percent_array_elementwise():
+    with pytest.raises(ValueError, match=r"position 2 \(1 of 3 bad\).*percent"):
+        cost_per_mtok(2.0, 1000.0, np.array([0.2, 0.5, 40.0]))
+
+
+# --- token classes ----------------------------------------------------------------------------
+
+
+def test_inferencex_convention_is_not_additive():
+    # pitfall 2: charging the whole GPU-hour to each class double counts the spend
+    c = inferencex_cost_per_mtok(2.0, 1000.0, 500.0, 500.0)
+    s_in = s_out = 0.5
+    assert s_in * c.input_usd_per_mtok + s_out * c.output_usd_per_mtok == pytest.approx(2 * c.total_usd_per_mtok)
+
+
+@pytest.mark.parametrize("rule", ["gpu_time", "price"])
+def test_split_adds_up_to_total(rule):
+    s_in, h = 0.8, 0.25
+    split = cost_split_per_mtok(
+        2.0,
+        1000.0,
+        0.6,
+        s_in,
+        h,
+        rule=rule,
+        prefill_throughput_tok_per_s_per_gpu=12_000.0,
+        decode_throughput_tok_per_s_per_gpu=900.0,
+        input_usd_per_mtok=0.6,
+        cached_input_usd_per_mtok=0.15,
+        output_usd_per_mtok=2.2,
+    )
+    total = cost_per_mtok(2.0, 1000.0, 0.6)
+    assert split.total_usd_per_mtok == pytest.approx(total)
+    parts = (
+        s_in * (1 - h) * split.input_usd_per_mtok
+        + s_in * h * split.cached_input_usd_per_mtok
+        + (1 - s_in) * split.output_usd_per_mtok
+    )
+    assert parts == pytest.approx(total, rel=1e-12)
+
+
+def test_gpu_time_split_by_hand():
+    # total = 2 / (1000 * 3600 * 0.5 / 1e6) = 1.1111 $/Mtok; half input, no cache.
+    # GPU-seconds per token: input 1/8000, output 1/1000 -> weights 1 : 8.
+    # norm = 0.5 * 1 + 0.5 * 8 = 4.5 -> input = 1.1111 / 4.5, output = 8 * 1.1111 / 4.5
+    split = cost_split_per_mtok(
+        2.0,
+        1000.0,
+        0.5,
+        0.5,
+        prefill_throughput_tok_per_s_per_gpu=8000.0,
+        decode_throughput_tok_per_s_per_gpu=1000.0,
+    )
+    total = 2.0 / 1.8
+    assert split.input_usd_per_mtok == pytest.approx(total / 4.5)
+    assert split.output_usd_per_mtok == pytest.approx(8 * total / 4.5)
+    assert split.cached_input_usd_per_mtok == pytest.approx(0.1 * total / 4.5)
+
+
+def test_price_split_default_cached_ratio():
+    split = cost_split_per_mtok(
+        1.0, 500.0, 1.0, 0.5, 0.5, rule="price", input_usd_per_mtok=1.0, output_usd_per_mtok=4.0
+    )
+    assert split.cached_input_usd_per_mtok == pytest.approx(0.1 * split.input_usd_per_mtok)
+    assert split.output_usd_per_mtok == pytest.approx(4 * split.input_usd_per_mtok)
+
+
+def test_split_requires_rule_inputs_and_known_rule():
+    with pytest.raises(ValueError, match="prefill_throughput"):
+        cost_split_per_mtok(1.0, 500.0, 1.0, 0.5)
+    with pytest.raises(ValueError, match="input_usd_per_mtok"):
+        cost_split_per_mtok(1.0, 500.0, 1.0, 0.5, rule="price")
+    with pytest.raises(ValueError, match="rule='magic'"):
+        cost_split_per_mtok(1.0, 500.0, 1.0, 0.5, rule="magic")  # type: ignore[arg-type]
+
+
+def test_split_series_keeps_index():
+    idx = pd.Index(["a", "b"])
+    split = cost_split_per_mtok(
+        pd.Series([1.0, 2.0], index=idx),
+        500.0,
+        1.0,
+        0.5,
+        rule="price",
+        input_usd_per_mtok=1.0,
+        output_usd_per_mtok=4.0,
+    )
+    assert all(isinstance(v, pd.Series) and v.index.equals(idx) for v in split)
+
+
+def test_attribute_all_zero_weights_raise():
+    with pytest.raises(ValueError, match="weight"):
+        attribute_cost_per_mtok(1.0, 1.0, 1.0, 1.0, 0.0, 1.0)
+
+
+def test_token_mix_cached_is_part_of_input():
+    # pitfall 3: cached tokens are a part of the input, never on top of it
+    mix = TokenMix.from_isl_osl(8192, 1024, cache_hit_frac=0.9)
+    total = mix.uncached_input_share_frac + mix.cached_input_share_frac + mix.output_share_frac
+    assert total == pytest.approx(1.0)
+    assert mix.uncached_input_share_frac + mix.cached_input_share_frac == pytest.approx(8192 / 9216)
+    rates = TokenMix.from_rates(800.0, 200.0, 0.5)
+    assert rates.input_share_frac == pytest.approx(0.8)
+
+
+def test_token_mix_rejects_percent():
+    with pytest.raises(pydantic.ValidationError, match="percent"):
+        TokenMix(input_share_frac=0.5, cache_hit_frac=50)
+
+
+def test_blended_price_by_hand_and_cache_consistency():
+    # 3/4 input, half of it cached at 0.2, rest at 1.0; output 4.0:
+    # 0.75 * (0.5 * 1.0 + 0.5 * 0.2) + 0.25 * 4.0 = 0.45 + 1.0 = 1.45
+    assert blended_price_usd_per_mtok(1.0, 4.0, 0.75, 0.5, 0.2) == pytest.approx(1.45)
+    # a cached price equal to the input price makes the cache-hit fraction irrelevant
+    assert blended_price_usd_per_mtok(1.0, 4.0, 0.75, 0.9, 1.0) == pytest.approx(
+        blended_price_usd_per_mtok(1.0, 4.0, 0.75, 0.0)
+    )
+    # default cached price is 10 % of input
+    assert blended_price_usd_per_mtok(1.0, 4.0, 1.0, 1.0) == pytest.approx(0.1)
+    with pytest.raises(ValueError, match=r"output_usd_per_mtok=-4\.0"):
+        blended_price_usd_per_mtok(1.0, -4.0, 0.5)
+
+
+# --- license, profit, margin -------------------------------------------------------------------
+
+
+def test_license_fee_combination_by_hand():
+    # revenue $10/h; 1000 tok/s full time = 3.6 Mtok/h
+    # 0.3 * 10 + 0.5 * 3.6 + 0.1 = 3 + 1.8 + 0.1 = 4.9
+    assert license_fee_usd_per_gpu_hour(10.0, 1000.0, 1.0, 0.3, 0.5, 0.1) == pytest.approx(4.9)
+    lic = LicenseFee(revenue_frac=0.3, usd_per_mtok=0.5, usd_per_gpu_hour=0.1)
+    assert lic.fee_usd_per_gpu_hour(10.0, 1000.0, 1.0) == pytest.approx(4.9)
+
+
+def test_license_fee_percent_rejected():
+    with pytest.raises(pydantic.ValidationError, match="percent"):
+        LicenseFee(revenue_frac=30)
+    with pytest.raises(ValueError, match=r"license_fee_frac=30\.0.*percent"):
+        gross_margin_frac(2.0, 1000.0, 0.5, 2.0, license_fee_frac=30)
+
+
+def test_margin_and_profit_by_hand():
+    # 1000 tok/s at 50 % = 1.8 Mtok/h; price $2/Mtok -> revenue $3.6/h
+    # license 30 % = 1.08; TCO 2.0 -> profit 0.52; margin 0.52 / 3.6
+    assert profit_usd_per_gpu_hour(2.0, 1000.0, 0.5, 2.0, 0.3) == pytest.approx(0.52)
+    assert gross_margin_frac(2.0, 1000.0, 0.5, 2.0, 0.3) == pytest.approx(0.52 / 3.6)
+    assert profit_usd_per_gpu_year(2.0, 1000.0, 0.5, 2.0, 0.3) == pytest.approx(0.52 * 8760)
+    # 2 kW facility power per GPU -> 500 GPUs per MW
+    assert profit_usd_per_mw_year(2.0, 1000.0, 0.5, 2.0, 2.0, 0.3) == pytest.approx(0.52 * 8760 * 500)
+
+
+def test_margin_matches_revenue_license_cost_identity():
+    p, t, u, k = 1.7, 2500.0, 0.7, 3.1
+    rev = revenue_usd_per_gpu_hour(t, u, p)
+    lic = license_fee_usd_per_gpu_hour(rev, t, u, 0.2, 0.05, 0.3)
+    assert gross_margin_frac(p, t, u, k, 0.2, 0.05, 0.3) == pytest.approx((rev - lic - k) / rev)
+
+
+def test_margin_zero_price_raises():
+    with pytest.raises(ValueError, match=r"price_usd_per_mtok=0\.0"):
+        gross_margin_frac(0.0, 1000.0, 0.5, 2.0)
+
+
+# --- break-evens ---------------------------------------------------------------------------------
+
+LIC = {"license_fee_frac": 0.2, "license_usd_per_mtok": 0.05, "license_usd_per_gpu_hour": 0.1}
+
+
+def test_breakeven_utilization_plugs_back():
+    u = breakeven_utilization_frac(2.0, 1000.0, 2.0, **LIC, target_margin_frac=0.1)
+    assert 0 < u <= 1
+    assert gross_margin_frac(2.0, 1000.0, u, 2.0, **LIC) == pytest.approx(0.1)
+
+
+def test_breakeven_utilization_by_hand():
+    # break-even: 3.6 * u * 2 * 0.7 = 2 -> u = 2 / 5.04
+    u = breakeven_utilization_frac(2.0, 1000.0, 2.0, 0.3)
+    assert u == pytest.approx(2 / 5.04)
+
+
+def test_breakeven_price_plugs_back():
+    p = breakeven_price_usd_per_mtok(1000.0, 0.5, 2.0, **LIC, target_margin_frac=0.25)
+    assert gross_margin_frac(p, 1000.0, 0.5, 2.0, **LIC) == pytest.approx(0.25)
+
+
+def test_breakeven_license_plugs_back():
+    f = breakeven_license_fee_frac(2.0, 1000.0, 0.9, 2.0, 0.05, 0.1)
+    assert 0 <= f < 1
+    assert gross_margin_frac(2.0, 1000.0, 0.9, 2.0, f, 0.05, 0.1) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_breakeven_cost_plugs_back():
+    k = breakeven_cost_usd_per_gpu_hour(2.0, 1000.0, 0.5, **LIC, target_margin_frac=0.05)
+    assert gross_margin_frac(2.0, 1000.0, 0.5, k, **LIC) == pytest.approx(0.05)
+
+
+def test_breakeven_infeasible_raise_or_nan():
+    # at $0.1/Mtok, 1000 tok/s cannot pay $5/h even at full utilization
+    with pytest.raises(ValueError, match="no utilization"):
+        breakeven_utilization_frac(0.1, 1000.0, 5.0)
+    out = breakeven_utilization_frac(np.array([0.1, 2.0]), 1000.0, 5.0, on_infeasible="nan")
+    assert np.isnan(out[0])
+    assert gross_margin_frac(2.0, 1000.0, out[1], 5.0) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="license_fee_frac \\+ target_margin_frac >= 1"):
+        breakeven_price_usd_per_mtok(1000.0, 0.5, 2.0, 0.5, target_margin_frac=0.6)
+    with pytest.raises(ValueError, match="on_infeasible"):
+        breakeven_cost_usd_per_gpu_hour(0.1, 10.0, 0.5, on_infeasible="ignore")  # type: ignore[arg-type]
+
+
+def test_breakeven_series_keeps_index():
+    prices = pd.Series([1.0, 2.0, 3.0], index=["lo", "mid", "hi"])
+    u = breakeven_utilization_frac(prices, 1000.0, 2.0, on_infeasible="nan")
+    assert list(u.index) == ["lo", "mid", "hi"]
+    np.testing.assert_allclose(u.to_numpy(), 2.0 / (3.6 * prices.to_numpy()))
+
+
+def test_public_names_exported():
+    for name in ("cost_per_mtok", "gross_margin_frac", "Scenario", "sweep", "tco", "TokenMix"):
+        assert hasattr(tk, name)
+        assert name in tk.__all__
