@@ -499,21 +499,37 @@ def published_tco(hardware: str, vintage: str = "2026-09", tier: str = "hypersca
 
     hid = resolve_hardware_id(hardware)
     frame = REGISTRY.frame("published_tco")
-    vintages = sorted(set(frame["vintage"]))
-    tiers = sorted(set(frame["tier"]))
+    cost_rows = frame[frame["parameter"] == "usd_per_gpu_hour"]
+    vintages = sorted(set(cost_rows["vintage"]))
+    tiers = sorted(set(cost_rows["tier"]))
     if vintage not in vintages:
         raise unknown_name_error("published TCO vintage", vintage, vintages)
     if tier not in tiers:
         raise unknown_name_error("published TCO tier", tier, tiers)
-    rows = frame[(frame["hardware_id"] == hid) & (frame["vintage"] == vintage) & (frame["tier"] == tier)]
+    rows = cost_rows[(cost_rows["hardware_id"] == hid) & (cost_rows["vintage"] == vintage)
+                     & (cost_rows["tier"] == tier)]
     if rows.empty:
-        have = frame[frame["hardware_id"] == hid][["vintage", "tier"]].drop_duplicates()
+        have = cost_rows[cost_rows["hardware_id"] == hid][["vintage", "tier"]].drop_duplicates()
         combos = [f"{v}/{t}" for v, t in have.itertuples(index=False)]
         raise KeyError(
             f"no published TCO for {hid} at vintage {vintage!r}, tier {tier!r}; "
             f"published for {hid}: {', '.join(combos) or 'none'}"
         )
-    return _build(PublishedTco, "published_tco", {"hardware_id": hid, "vintage": vintage, "tier": tier}, {})
+    entry = _build(PublishedTco, "published_tco", {"hardware_id": hid, "vintage": vintage, "tier": tier}, {})
+    power = entity_rows("published_tco", {"hardware_id": hid, "vintage": vintage, "tier": _ALL_TIERS})
+    power = power[power["parameter"] == "facility_power_kw_per_accelerator"]
+    if entry.facility_power_kw_per_accelerator is None and not power.empty:
+        rec = power.iloc[-1]
+        prov = Provenance(value=float(rec["value"]), unit=rec["unit"], source=rec["source"], as_of=rec["as_of"],
+                          confidence=rec["confidence"], note=rec["note"])
+        entry = entry.model_copy(update={"facility_power_kw_per_accelerator": float(rec["value"]),
+                                         "provenance": {**entry.provenance,
+                                                        "facility_power_kw_per_accelerator": prov}})
+    return entry
+
+
+_ALL_TIERS = "all"
+"""Tier label of published rows that apply to every tier of a set (e.g. facility power)."""
 
 
 def published_tco_table() -> pd.DataFrame:
@@ -522,13 +538,19 @@ def published_tco_table() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``hardware_id, vintage, tier, usd_per_gpu_hour, source, as_of, confidence``.
+        Columns ``hardware_id, vintage, tier, usd_per_gpu_hour, source, as_of, confidence, note``
+        and the set's ``facility_power_kw_per_accelerator`` [kW] where published.
     """
     frame = REGISTRY.frame("published_tco")
     rows = frame[frame["parameter"] == "usd_per_gpu_hour"]
-    return rows.rename(columns={"value": "usd_per_gpu_hour"})[
+    power = frame[(frame["parameter"] == "facility_power_kw_per_accelerator") & (frame["tier"] == _ALL_TIERS)]
+    power = power.rename(columns={"value": "facility_power_kw_per_accelerator"})
+    out = rows.rename(columns={"value": "usd_per_gpu_hour"})[
         ["hardware_id", "vintage", "tier", "usd_per_gpu_hour", "source", "as_of", "confidence", "note"]
-    ].reset_index(drop=True)
+    ]
+    out = out.merge(power[["hardware_id", "vintage", "facility_power_kw_per_accelerator"]],
+                    on=["hardware_id", "vintage"], how="left")
+    return out.reset_index(drop=True)
 
 
 def add_catalog_file(path: str | Path, table: str) -> None:

@@ -448,12 +448,16 @@ class PublishedTco(CatalogEntry):
         ``internal`` (TPU v7 at Google's internal cost basis).
     usd_per_gpu_hour : float
         All-in cost per accelerator-hour [USD/h].
+    facility_power_kw_per_accelerator : float or None
+        All-in facility power per accelerator published with the same set (stored under tier
+        ``"all"``) [kW]; used for tokens per MW and profit per MW-year.
     """
 
     hardware_id: str
     vintage: str
     tier: str
     usd_per_gpu_hour: float
+    facility_power_kw_per_accelerator: float | None = None
 
     @property
     def source(self) -> str:
