@@ -414,7 +414,10 @@ def tco(
                 "use basis='itemised' to change TCO inputs"
             )
         pub = catalog.published_tco(hw.hardware_id, vintage=vintage, tier=tier)
-        fac = overrides.get("facility_power_kw_per_accelerator", hw.facility_power_kw_per_accelerator)
+        fac = overrides.get(
+            "facility_power_kw_per_accelerator",
+            pub.facility_power_kw_per_accelerator or hw.facility_power_kw_per_accelerator,
+        )
         pub_notes = [
             f"published all-in ${pub.usd_per_gpu_hour}/GPU-hour, {pub.vintage} {pub.tier}: "
             f"{pub.source} (as of {pub.provenance['usd_per_gpu_hour'].as_of})",

@@ -1,0 +1,625 @@
+"""Fit the roofline's efficiency factors to measured curves and state how wrong it has been.
+
+Two kinds of measured point are used:
+
+* **configuration points** (parallelism and concurrency known, aggregated serving): the model is
+  evaluated at the same concurrency; residuals are ``log(predicted / measured)`` of throughput
+  per GPU and of interactivity;
+* **frontier points** (a published "throughput per GPU at X tok/s/user", parallelism unknown):
+  the model's frontier over a search space of configurations (powers-of-two TP up to the
+  scale-up domain, EP = TP for MoE, with and without DP-attention) is read at the measured
+  interactivity; residual ``log(predicted / measured)``. Where the model cannot reach the
+  measured interactivity at all, the residual is the throughput error at the model's highest
+  interactivity plus the interactivity shortfall ``log(max predicted / measured)``.
+
+Factors are fitted with :func:`scipy.optimize.least_squares` in log space, bounded (efficiencies
+in (0, 1]), with a weak prior (one e-fold) towards the parent scope. Scopes are fitted in the
+order global -> vendor -> family, each starting from and regularised towards its parent; a scope
+with fewer than ``min_points`` points inherits its parent's factors and says so in ``source``.
+
+Assumptions used to read the measured points:
+
+* KV cache in FP8 when the weights are FP8 or FP4, else BF16; MoE models in FP4 keep their
+  attention and dense weights in FP8 (the layout of the NVFP4/MXFP4 checkpoints).
+* Speculative decoding ("mtp", "eagle"...) with one draft token at acceptance 0.85 (DeepSeek-V3
+  technical report, arXiv:2412.19437 section 5.4.3: 85-90 % acceptance of the second token),
+  i.e. 1.85 tokens per step.
+* ``num_gpus`` larger than ``tp x pp`` means data-parallel replicas; the concurrency is split
+  evenly over them.
+* Agentic (trace-replay) points, points without ISL/OSL and models outside the catalog are not
+  used.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+
+from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.precision import canonical_precision
+from tokenomics.roofline.factors import (
+    FITTED_FACTORS,
+    RooflineFactors,
+    default_factors,
+    scope_chain,
+)
+from tokenomics.roofline.step import (
+    ServingConfig,
+    _resolve,
+    _Setup,
+    _stack,
+    _times,
+    _Work,
+    _work,
+    max_concurrency,
+)
+
+SPEC_DRAFT_TOKENS: int = 1
+"""Draft tokens per step assumed for measured points with speculative decoding."""
+SPEC_ACCEPTANCE_FRAC: float = 0.85
+"""Acceptance rate assumed for them (DeepSeek-V3 report, arXiv:2412.19437, 2024-12-27)."""
+
+_LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "prefill_compute_eff_frac": 0.05,
+          "comm_eff_frac": 0.05, "step_overhead_s": 1e-4, "layer_latency_s": 1e-6}
+_UPPER = {"hbm_bandwidth_eff_frac": 1.0, "compute_eff_frac": 1.0, "prefill_compute_eff_frac": 1.0,
+          "comm_eff_frac": 1.0, "step_overhead_s": 0.05, "layer_latency_s": 1e-3}
+_PRIOR_SIGMA = 0.5
+"""Width of the prior towards the parent scope, in natural-log units of each factor."""
+_ROBUST_SCALE = 0.3
+"""Cauchy-loss scale of the residuals [log units]: misses beyond ~x1.35 weigh less and less, so a
+few series the model cannot explain do not drag every factor to its bound."""
+_GRID_POINTS = 28
+
+
+@dataclass
+class _Sweep:
+    setup: _Setup
+    work: _Work
+
+
+@dataclass
+class _Case:
+    """One measured point and what the model needs to predict it."""
+
+    row: int
+    hardware: Hardware
+    model: Model
+    kind: str  # "config" or "frontier"
+    throughput: float
+    measure: str  # "throughput_tok_per_s_per_gpu" or "output_throughput_tok_per_s_per_gpu"
+    interactivity: float
+    concurrency: float = float("nan")
+    at_point: _Sweep | None = None
+    sweeps: list[_Sweep] = field(default_factory=list)
+    label: dict[str, object] = field(default_factory=dict)
+
+
+def _read_config(row: pd.Series, m: Model) -> dict[str, object]:
+    prec = canonical_precision(str(row["precision"])) if pd.notna(row["precision"]) else None
+    kv = "fp8" if prec in ("fp8", "fp4") else "bf16"
+    dense = "fp8" if (prec == "fp4" and m.is_moe) else None
+    spec = str(row["spec_decoding"]).lower() if pd.notna(row["spec_decoding"]) else "none"
+    draft = SPEC_DRAFT_TOKENS if spec not in ("none", "", "nan") else 0
+    return {
+        "weight_precision": prec,
+        "dense_weight_precision": dense,
+        "kv_precision": kv,
+        "mtp_draft_tokens": draft,
+        "mtp_acceptance_frac": SPEC_ACCEPTANCE_FRAC if draft else 0.0,
+        "disaggregated": bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False,
+    }
+
+
+def frontier_configs(
+    model: Model, hardware: Hardware, **fields: object
+) -> list[ServingConfig]:
+    """Return the configurations searched for a frontier: powers-of-two TP in one scale-up domain.
+
+    MoE models: ``ep = tp`` with and without DP-attention; dense models: TP only (up to 8).
+    Configurations whose weights leave no room for a KV cache are dropped.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model.
+    hardware : Hardware
+        Catalog hardware.
+    **fields
+        Other :class:`ServingConfig` fields (precisions, MTP, ``disaggregated``).
+
+    Returns
+    -------
+    list of ServingConfig
+        Possibly empty.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> [c.label for c in frontier_configs(tk.model("llama-3.3-70b"), tk.hardware("h100"))]
+    ['tp4', 'tp8']
+    """
+    limit = min(hardware.scaleup_domain_accelerators, 64 if model.is_moe else 8)
+    out: list[ServingConfig] = []
+    tp = 1
+    while tp <= limit:
+        options = [False, True] if (model.is_moe and tp >= 2) else [False]
+        for dpa in options:
+            cfg = ServingConfig(tp=tp, ep=tp if model.is_moe else 1, dp_attention=dpa, **fields)
+            try:
+                if max_concurrency(model, hardware, config=cfg) >= 1:
+                    out.append(cfg)
+            except ValueError:
+                pass
+        tp *= 2
+    return out
+
+
+def _sweep(
+    m: Model, hw: Hardware, cfg: ServingConfig, isl: float, osl: float, top: float | None = None
+) -> _Sweep | None:
+    s = _resolve(m, hw, cfg, None)
+    try:
+        b_max = float(max_concurrency(m, hw, isl_tokens=isl, osl_tokens=osl, config=cfg))
+    except ValueError:
+        return None
+    b_max = max(b_max, top or 1.0, 1.0)
+    grid = np.unique(np.geomspace(1.0, b_max, _GRID_POINTS))
+    return _Sweep(s, _work(s, grid, isl, osl))
+
+
+def _cases(points: pd.DataFrame) -> list[_Case]:
+    from tokenomics.catalog import hardware as hw_lookup
+    from tokenomics.catalog import model as model_lookup
+
+    out: list[_Case] = []
+    for i, row in points.reset_index(drop=True).iterrows():
+        if row.get("kind") != "measured" or not bool(row.get("model_in_catalog", True)):
+            continue
+        if pd.isna(row["isl_tokens"]) or pd.isna(row["osl_tokens"]):
+            continue
+        if pd.isna(row["interactivity_tok_per_s_per_user"]):
+            continue
+        if pd.notna(row["throughput_tok_per_s_per_gpu"]):
+            measure = "throughput_tok_per_s_per_gpu"
+        elif pd.notna(row["output_throughput_tok_per_s_per_gpu"]):
+            measure = "output_throughput_tok_per_s_per_gpu"
+        else:
+            continue
+        try:
+            m = model_lookup(str(row["model_id"]))
+            hw = hw_lookup(str(row["hardware_id"]))
+        except KeyError:
+            continue
+        isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
+        fields = _read_config(row, m)
+        known = pd.notna(row["tp"]) and pd.notna(row["concurrency"]) and not fields["disaggregated"]
+        case = _Case(
+            row=int(str(i)),
+            hardware=hw,
+            model=m,
+            kind="config" if known else "frontier",
+            throughput=float(row[measure]),
+            measure=measure,
+            interactivity=float(row["interactivity_tok_per_s_per_user"]),
+            label={
+                "hardware_id": hw.hardware_id,
+                "model_id": m.model_id,
+                "framework": row.get("framework"),
+                "workload": row.get("workload"),
+                "spec_decoding": row.get("spec_decoding"),
+                "disaggregated": fields["disaggregated"],
+                "source": row.get("source"),
+            },
+        )
+        if known:
+            tp = int(row["tp"])
+            pp = int(row["pp"]) if pd.notna(row.get("pp")) else 1
+            ep = int(row["ep"]) if pd.notna(row["ep"]) and int(row["ep"]) >= 1 else 1
+            if (tp * pp) % ep:
+                ep = 1
+            dpa = bool(row["dp_attention"]) if pd.notna(row["dp_attention"]) else False
+            cfg = ServingConfig(tp=tp, ep=ep, pp=pp, dp_attention=dpa, **fields)
+            replicas = float(row["num_gpus"]) / (tp * pp) if pd.notna(row["num_gpus"]) else 1.0
+            conc = float(row["concurrency"]) / max(replicas, 1.0)
+            case.concurrency = conc
+            s = _resolve(m, hw, cfg, None)
+            case.at_point = _Sweep(s, _work(s, np.asarray([conc]), isl, osl))
+            sw = _sweep(m, hw, cfg, isl, osl, top=conc)
+            case.sweeps = [sw] if sw is not None else []
+            case.label["parallelism"] = cfg.label
+        else:
+            cfgs = frontier_configs(m, hw, **fields)
+            case.sweeps = [sw for c in cfgs if (sw := _sweep(m, hw, c, isl, osl)) is not None]
+            case.label["parallelism"] = "frontier"
+        if case.sweeps:
+            out.append(case)
+    return out
+
+
+@dataclass
+class _Problem:
+    """All cases of a fit stacked into arrays, so one evaluation is a few numpy calls."""
+
+    cases: list[_Case]
+    work: _Work
+    hbm_bw: np.ndarray
+    target: np.ndarray
+    output_only: np.ndarray
+    seg_start: np.ndarray
+    case_seg: list[slice]
+    point_work: _Work | None
+    point_hbm: np.ndarray
+    point_case: np.ndarray
+    weight: np.ndarray
+
+    @classmethod
+    def build(cls, cases: list[_Case]) -> _Problem:
+        works: list[_Work] = []
+        bws: list[np.ndarray] = []
+        targets: list[np.ndarray] = []
+        outs: list[np.ndarray] = []
+        starts: list[int] = []
+        case_seg: list[slice] = []
+        n = 0
+        for c in cases:
+            first = len(starts)
+            for sw in c.sweeps:
+                size = len(sw.work.batch)
+                starts.append(n)
+                works.append(sw.work)
+                bws.append(np.full(size, sw.setup.hbm_bw))
+                targets.append(np.full(size, c.interactivity))
+                outs.append(np.full(size, c.measure != "throughput_tok_per_s_per_gpu"))
+                n += size
+            case_seg.append(slice(first, len(starts)))
+        pts = [(i, c.at_point) for i, c in enumerate(cases) if c.kind == "config" and c.at_point]
+        series: dict[tuple[object, ...], int] = {}
+        keys = [tuple(str(c.label.get(k)) for k in ("hardware_id", "model_id", "workload",
+                                                   "framework", "spec_decoding")) for c in cases]
+        for key in keys:
+            series[key] = series.get(key, 0) + 1
+        return cls(
+            cases=cases,
+            work=_stack(works),
+            hbm_bw=np.concatenate(bws),
+            target=np.concatenate(targets),
+            output_only=np.concatenate(outs),
+            seg_start=np.asarray(starts, dtype=int),
+            case_seg=case_seg,
+            point_work=_stack([p.work for _, p in pts]) if pts else None,
+            point_hbm=np.asarray([p.setup.hbm_bw for _, p in pts]),
+            point_case=np.asarray([i for i, _ in pts], dtype=int),
+            # every measured series counts about equally, however many points it has
+            weight=np.asarray([1.0 / np.sqrt(series[k]) for k in keys]),
+        )
+
+    def frontier(self, f: RooflineFactors) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return per case the model throughput at the measured interactivity.
+
+        Also the highest reachable interactivity and the throughput there (NaN throughput when
+        the measured interactivity is out of reach).
+        """
+        t = _times(self.work, f, self.hbm_bw)
+        inter = t["interactivity_tok_per_s_per_user"]
+        thr = np.where(self.output_only, t["output_throughput_tok_per_s_per_gpu"],
+                       t["throughput_tok_per_s_per_gpu"])
+        starts = self.seg_start
+        size = np.diff(np.append(starts, len(inter)))
+        ok = inter >= self.target  # interactivity falls along each sweep: a prefix is reachable
+        k = np.add.reduceat(ok.astype(int), starts)
+        best_all = np.maximum.reduceat(thr, starts)
+        best_ok = np.maximum.reduceat(np.where(ok, thr, -np.inf), starts)
+        i0 = np.clip(starts + k - 1, 0, len(inter) - 1)
+        i1 = np.clip(starts + k, 0, len(inter) - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = (np.log(self.target[starts]) - np.log(inter[i1])) / (np.log(inter[i0]) - np.log(inter[i1]))
+            mid = np.exp(np.log(thr[i1]) + w * (np.log(thr[i0]) - np.log(thr[i1])))
+        value = np.where(k >= size, best_all, np.where(k > 0, np.fmax(mid, best_ok), np.nan))
+        top_int = inter[starts]
+        top_thr = thr[starts]
+        n = len(self.cases)
+        best, t_int, t_thr = np.full(n, np.nan), np.zeros(n), np.zeros(n)
+        for i, seg in enumerate(self.case_seg):
+            v = value[seg]
+            best[i] = np.nanmax(v) if np.any(np.isfinite(v)) else np.nan
+            j = seg.start + int(np.argmax(top_int[seg]))
+            t_int[i], t_thr[i] = top_int[j], top_thr[j]
+        return best, t_int, t_thr
+
+    def residuals(self, f: RooflineFactors) -> np.ndarray:
+        """Return the weighted log residuals of every case.
+
+        Configuration points at matched concurrency (throughput and interactivity), frontier
+        points at matched interactivity.
+        """
+        best, t_int, t_thr = self.frontier(f)
+        meas = np.asarray([c.throughput for c in self.cases])
+        target = np.asarray([c.interactivity for c in self.cases])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(np.isfinite(best), np.log(best / meas),
+                         np.log(t_thr / meas) + np.log(t_int / target))
+        out = [r * self.weight]
+        if self.point_work is not None:
+            t = _times(self.point_work, f, self.point_hbm)
+            cases = [self.cases[i] for i in self.point_case]
+            thr = np.asarray([t[c.measure][j] for j, c in enumerate(cases)])
+            meas_p = np.asarray([c.throughput for c in cases])
+            int_p = np.asarray([c.interactivity for c in cases])
+            wt = self.weight[self.point_case]
+            r[self.point_case] = np.log(thr / meas_p)  # matched concurrency replaces the frontier term
+            out = [r * self.weight, np.log(t["interactivity_tok_per_s_per_user"] / int_p) * wt]
+        return np.concatenate(out)
+
+
+def _with(prior: RooflineFactors, x: np.ndarray, source: str) -> RooflineFactors:
+    values = dict(zip(FITTED_FACTORS, np.exp(x).tolist(), strict=True))
+    return prior.model_copy(update={**values, "source": source})
+
+
+def _fit(cases: list[_Case], prior: RooflineFactors, source: str) -> RooflineFactors:
+    lo = np.log([_LOWER[k] for k in FITTED_FACTORS])
+    hi = np.log([_UPPER[k] for k in FITTED_FACTORS])
+    x0 = np.clip(np.log([getattr(prior, k) for k in FITTED_FACTORS]), lo + 1e-9, hi - 1e-9)
+    problem = _Problem.build(cases)
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        data = problem.residuals(_with(prior, x, source))
+        return np.concatenate([data, (x - x0) / _PRIOR_SIGMA])
+
+    sol = least_squares(fun, x0, bounds=(lo, hi), method="trf", loss="cauchy",
+                        f_scale=_ROBUST_SCALE, diff_step=1e-3, max_nfev=200)
+    return _with(prior, sol.x, source)
+
+
+def _merge(fitted: RooflineFactors, hardware: Hardware | None, source: str) -> RooflineFactors:
+    """Fitted factors with the stated (unfitted) defaults of the hardware's scope chain."""
+    base = default_factors(hardware)
+    update = {k: getattr(fitted, k) for k in FITTED_FACTORS}
+    return base.model_copy(update={**update, "source": source})
+
+
+@dataclass
+class Calibration:
+    """Result of :func:`calibrate`: fitted factors per scope, residuals and uncertainty band.
+
+    Attributes
+    ----------
+    fitted : dict of str to RooflineFactors
+        Factors per scope that had enough points (``"global"``, ``"vendor:nvidia"``,
+        ``"family:blackwell"``...).
+    points : dict of str to int
+        Measured points per scope.
+    residuals : pandas.DataFrame
+        In-sample errors per measured point: ``measured_tok_per_s_per_gpu``,
+        ``projected_tok_per_s_per_gpu`` (at matched interactivity; NaN where unreachable),
+        ``error_frac`` (projected / measured - 1; -1 where unreachable) and identity columns.
+    holdout : pandas.DataFrame or None
+        The same, each hardware's points predicted by a calibration without that hardware
+        (leave-one-hardware-out).
+    band : tuple of float
+        (low, high) multipliers of projected throughput: p10 and p90 of measured / projected in
+        ``holdout`` (else ``residuals``), widened to contain 1.
+    """
+
+    fitted: dict[str, RooflineFactors]
+    points: dict[str, int]
+    residuals: pd.DataFrame
+    holdout: pd.DataFrame | None
+    band: tuple[float, float]
+
+    def factors_for(self, hardware: Hardware | str) -> RooflineFactors:
+        """Return the factors for a hardware entry: its family's, else vendor's, else global.
+
+        Parameters
+        ----------
+        hardware : Hardware or str
+            Catalog hardware (or its name).
+
+        Returns
+        -------
+        RooflineFactors
+            Fitted values of the most specific calibrated scope, with the stated defaults of
+            the unfitted factors; ``source`` says which scope and whether it was inherited.
+        """
+        from tokenomics.catalog import hardware as lookup
+
+        hw = lookup(hardware) if isinstance(hardware, str) else hardware
+        chain = scope_chain(hw)
+        for scope in chain:
+            if scope in self.fitted:
+                n = self.points.get(scope, 0)
+                own = scope == chain[0]
+                how = f"calibrated on {scope} ({n} points)"
+                if not own:
+                    how = f"inherited from {scope} ({n} points); {chain[0]} has too few measurements"
+                return _merge(self.fitted[scope], hw, how)
+        return default_factors(hw)
+
+
+def _table(cases: list[_Case], factors_of: dict[int, RooflineFactors]) -> pd.DataFrame:
+    rows = []
+    for c in cases:
+        f = factors_of[c.row]
+        best, _, _ = _Problem.build([c]).frontier(f)
+        value = float(best[0])
+        rows.append(
+            {
+                **c.label,
+                "kind": c.kind,
+                "measure": c.measure,
+                "concurrency": c.concurrency,
+                "interactivity_tok_per_s_per_user": c.interactivity,
+                "measured_tok_per_s_per_gpu": c.throughput,
+                "projected_tok_per_s_per_gpu": value,
+                "error_frac": (value / c.throughput - 1.0) if np.isfinite(value) else -1.0,
+                "factors_source": f.source,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _calibrate_cases(cases: list[_Case], min_points: int) -> tuple[dict[str, RooflineFactors], dict[str, int]]:
+    fitted: dict[str, RooflineFactors] = {}
+    counts: dict[str, int] = {}
+    if not cases:
+        return fitted, counts
+    counts["global"] = len(cases)
+    fitted["global"] = _fit(cases, default_factors(None), "calibrated on global")
+    for level in (1, 0):  # vendor, then family
+        groups: dict[str, list[_Case]] = {}
+        for c in cases:
+            groups.setdefault(scope_chain(c.hardware)[level], []).append(c)
+        for scope, members in groups.items():
+            counts[scope] = len(members)
+            if len(members) < min_points:
+                continue
+            parent_scope = scope_chain(members[0].hardware)[level + 1]
+            parent = fitted.get(parent_scope, fitted["global"])
+            prior = _merge(parent, members[0].hardware, "prior")
+            fitted[scope] = _fit(members, prior, f"calibrated on {scope}")
+    return fitted, counts
+
+
+def _band(errors: pd.Series) -> tuple[float, float]:
+    ratio = 1.0 / (1.0 + errors[errors > -1.0])  # measured / projected, reachable points only
+    if len(ratio) < 2:
+        from tokenomics.roofline.project import UNCALIBRATED_BAND
+
+        return UNCALIBRATED_BAND
+    lo, hi = np.quantile(ratio.to_numpy(dtype=float), [0.1, 0.9])
+    return float(min(lo, 1.0)), float(max(hi, 1.0))
+
+
+def calibrate(
+    points: pd.DataFrame | None = None,
+    *,
+    holdout: bool = True,
+    min_points: int = 3,
+    exclude_hardware: Iterable[str] = (),
+) -> Calibration:
+    """Fit the roofline efficiency factors to measured curve points, per hardware family.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame, optional
+        Curve points in the schema of :data:`tokenomics.schema.CURVE_COLUMNS`. Default: the
+        bundled measured catalog, ``tokenomics.curves(kind="measured")``.
+    holdout : bool
+        Also run leave-one-hardware-out: refit without each hardware and predict its points
+        (the honest error; it sets the uncertainty band).
+    min_points : int
+        Fewest points for a vendor or family to get its own fit (else it inherits).
+    exclude_hardware : iterable of str
+        Hardware ids left out of the fit.
+
+    Returns
+    -------
+    Calibration
+        Fitted factors per scope, residuals, held-out residuals and band.
+
+    Raises
+    ------
+    ValueError
+        If ``min_points`` is below 1.
+
+    Notes
+    -----
+    Residuals are in log space, so a factor-2 miss weighs the same in either direction.
+
+    Examples
+    --------
+    >>> cal = calibrate(holdout=False)  # doctest: +SKIP
+    >>> cal.factors_for("vr200").source  # doctest: +SKIP
+    'inherited from vendor:nvidia (...)'
+    """
+    if min_points < 1:
+        raise ValueError(f"min_points={min_points} must be >= 1")
+    if points is None:
+        from tokenomics.curve_catalog import curves
+
+        points = curves(kind="measured")
+    excluded = set(exclude_hardware)
+    cases = [c for c in _cases(points) if c.hardware.hardware_id not in excluded]
+    fitted, counts = _calibrate_cases(cases, min_points)
+    cal = Calibration(fitted=fitted, points=counts, residuals=pd.DataFrame(), holdout=None,
+                      band=(0.0, 0.0))
+    cal.residuals = _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
+    if holdout and cases:
+        parts = []
+        for hw_id in sorted({c.hardware.hardware_id for c in cases}):
+            train = [c for c in cases if c.hardware.hardware_id != hw_id]
+            test = [c for c in cases if c.hardware.hardware_id == hw_id]
+            f_tr, n_tr = _calibrate_cases(train, min_points)
+            sub = Calibration(fitted=f_tr, points=n_tr, residuals=pd.DataFrame(), holdout=None,
+                              band=(0.0, 0.0))
+            parts.append(_table(test, {c.row: sub.factors_for(c.hardware) for c in test}))
+        cal.holdout = pd.concat(parts, ignore_index=True)
+    source = cal.holdout if cal.holdout is not None else cal.residuals
+    cal.band = _band(source["error_frac"]) if len(source) else _band(pd.Series(dtype=float))
+    return cal
+
+
+@functools.cache
+def bundled_calibration() -> Calibration:
+    """Return the calibration against the bundled measured curves (computed once per process).
+
+    Returns
+    -------
+    Calibration
+        As :func:`calibrate` with default arguments.
+    """
+    return calibrate()
+
+
+def error_summary(residuals: pd.DataFrame, by: str = "hardware_id") -> pd.DataFrame:
+    """Return median and p90 absolute throughput error per group and overall.
+
+    Parameters
+    ----------
+    residuals : pandas.DataFrame
+        ``Calibration.residuals`` or ``Calibration.holdout``.
+    by : str
+        Grouping column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: group values plus ``"overall"``; columns ``points``, ``unreachable`` (points
+        whose interactivity the model cannot reach, counted as -100 %),
+        ``median_abs_error_frac`` and ``p90_abs_error_frac``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"hardware_id": ["a", "a", "b"], "error_frac": [0.1, -0.3, -1.0]})
+    >>> float(error_summary(df).loc["overall", "median_abs_error_frac"])
+    0.3
+    """
+    def stats(err: pd.Series) -> dict[str, float]:
+        a = err.abs().to_numpy(dtype=float)
+        return {
+            "points": float(len(a)),
+            "unreachable": float(np.sum(err.to_numpy(dtype=float) <= -1.0)),
+            "median_abs_error_frac": float(np.median(a)) if len(a) else float("nan"),
+            "p90_abs_error_frac": float(np.quantile(a, 0.9)) if len(a) else float("nan"),
+        }
+
+    rows = {str(k): stats(g["error_frac"]) for k, g in residuals.groupby(by, sort=True)}
+    rows["overall"] = stats(residuals["error_frac"])
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+__all__ = [
+    "SPEC_ACCEPTANCE_FRAC",
+    "SPEC_DRAFT_TOKENS",
+    "Calibration",
+    "bundled_calibration",
+    "calibrate",
+    "error_summary",
+    "frontier_configs",
+]
+

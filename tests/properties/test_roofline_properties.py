@@ -1,0 +1,75 @@
+"""Property tests of the roofline physics: monotonicity in bandwidth, batch and precision."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenomics as tk
+from tokenomics.roofline import RooflineFactors, ServingConfig, decode_step_time_s, roofline_points
+
+MODELS = ["llama-3.3-70b", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b"]
+HARDWARE = ["h100", "h200", "b200", "gb200-nvl72", "mi355x", "tpu-v7"]
+FACTORS = RooflineFactors()
+
+
+def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
+    m = tk.model(model)
+    return ServingConfig(tp=tp, ep=tp if m.is_moe else 1, dp_attention=dpa and m.is_moe,
+                         weight_precision="fp8", kv_precision="fp8")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(MODELS),
+    hw=st.sampled_from(HARDWARE),
+    tp=st.sampled_from([4, 8]),
+    dpa=st.booleans(),
+    batch=st.floats(1.0, 512.0),
+    scale=st.floats(1.01, 4.0),
+)
+def test_more_bandwidth_is_never_slower(model: str, hw: str, tp: int, dpa: bool, batch: float, scale: float) -> None:
+    base = tk.hardware(hw)
+    faster = base.with_values(hbm_bandwidth_tb_per_s=base.hbm_bandwidth_tb_per_s * scale)
+    cfg = _config(model, tp, dpa)
+    slow = decode_step_time_s(model, base, batch, config=cfg, factors=FACTORS)
+    fast = decode_step_time_s(model, faster, batch, config=cfg, factors=FACTORS)
+    assert fast <= slow * (1 + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(MODELS),
+    hw=st.sampled_from(HARDWARE),
+    tp=st.sampled_from([4, 8]),
+    dpa=st.booleans(),
+    isl=st.sampled_from([256.0, 1024.0, 8192.0]),
+    disagg=st.booleans(),
+)
+def test_larger_batch_raises_throughput_and_lowers_interactivity(
+    model: str, hw: str, tp: int, dpa: bool, isl: float, disagg: bool
+) -> None:
+    cfg = _config(model, tp, dpa).model_copy(update={"disaggregated": disagg})
+    try:
+        limit = tk.max_concurrency(model, hw, isl_tokens=isl, osl_tokens=1024.0, config=cfg, factors=FACTORS)
+    except ValueError:
+        return  # the weights do not fit this replica
+    if limit < 2:
+        return
+    grid = np.unique(np.geomspace(1.0, limit, 12).round())
+    pts = roofline_points(model, hw, grid, isl_tokens=isl, osl_tokens=1024.0, config=cfg, factors=FACTORS)
+    assert np.all(np.diff(pts["throughput_tok_per_s_per_gpu"]) > 0)
+    assert np.all(np.diff(pts["interactivity_tok_per_s_per_user"]) < 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(model=st.sampled_from(MODELS), batch=st.floats(1.0, 64.0))
+def test_narrower_weights_never_slower(model: str, batch: float) -> None:
+    m = tk.model(model)
+    steps = [
+        decode_step_time_s(m, "b200", batch, config=ServingConfig(tp=8, ep=8 if m.is_moe else 1, weight_precision=p),
+                           factors=FACTORS)
+        for p in ("bf16", "fp8", "fp4")
+    ]
+    assert steps[0] >= steps[1] >= steps[2]
