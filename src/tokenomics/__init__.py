@@ -65,13 +65,146 @@ __all__ += [
 
 # --- finance, TCO and unit economics ------------------------------------------------------------
 # (section: economics)
+from tokenomics.economics import (  # noqa: E402
+    CostSplit,
+    InferencexCost,
+    LicenseFee,
+    TokenMix,
+    attribute_cost_per_mtok,
+    blended_price_usd_per_mtok,
+    breakeven_cost_usd_per_gpu_hour,
+    breakeven_license_fee_frac,
+    breakeven_price_usd_per_mtok,
+    breakeven_utilization_frac,
+    cost_per_mtok,
+    cost_split_per_mtok,
+    gross_margin_frac,
+    inferencex_cost_per_mtok,
+    input_share_frac_from_tokens,
+    license_fee_usd_per_gpu_hour,
+    profit_usd_per_gpu_hour,
+    profit_usd_per_gpu_year,
+    profit_usd_per_mw_year,
+    revenue_usd_per_gpu_hour,
+    served_mtok_per_gpu_hour,
+    usd_per_gpu_year,
+    usd_per_mw_year,
+)
+from tokenomics.finance import (  # noqa: E402
+    annuity_usd_per_year,
+    capital_recovery_factor,
+    cost_of_capital_usd_per_year,
+    present_value_factor,
+    straight_line_depreciation_usd_per_year,
+)
+from tokenomics.scenario import Scenario, sweep  # noqa: E402
+from tokenomics.tco import (  # noqa: E402
+    TcoResult,
+    itemised_tco_usd_per_gpu_hour,
+    tco,
+    tco_comparison_table,
+)
+
+__all__ += [
+    "CostSplit",
+    "InferencexCost",
+    "LicenseFee",
+    "Scenario",
+    "TcoResult",
+    "TokenMix",
+    "annuity_usd_per_year",
+    "attribute_cost_per_mtok",
+    "blended_price_usd_per_mtok",
+    "breakeven_cost_usd_per_gpu_hour",
+    "breakeven_license_fee_frac",
+    "breakeven_price_usd_per_mtok",
+    "breakeven_utilization_frac",
+    "capital_recovery_factor",
+    "cost_of_capital_usd_per_year",
+    "cost_per_mtok",
+    "cost_split_per_mtok",
+    "gross_margin_frac",
+    "inferencex_cost_per_mtok",
+    "input_share_frac_from_tokens",
+    "itemised_tco_usd_per_gpu_hour",
+    "license_fee_usd_per_gpu_hour",
+    "present_value_factor",
+    "profit_usd_per_gpu_hour",
+    "profit_usd_per_gpu_year",
+    "profit_usd_per_mw_year",
+    "revenue_usd_per_gpu_hour",
+    "served_mtok_per_gpu_hour",
+    "straight_line_depreciation_usd_per_year",
+    "sweep",
+    "tco",
+    "tco_comparison_table",
+    "usd_per_gpu_year",
+    "usd_per_mw_year",
+]
 
 # --- ingest and curves ----------------------------------------------------------------------------
 # (section: curves)
+from tokenomics.curve import ThroughputCurve, cost_curve  # noqa: E402
+from tokenomics.curve_catalog import curves  # noqa: E402
+from tokenomics.frontier import pareto_frontier, pareto_mask  # noqa: E402
+from tokenomics.ingest import (  # noqa: E402
+    IngestError,
+    ReadResult,
+    read_agentx,
+    read_inferencex,
+    read_mlperf,
+    read_power_baseline,
+    read_results,
+    read_results_dir,
+)
+
+__all__ += [
+    "IngestError",
+    "ReadResult",
+    "ThroughputCurve",
+    "cost_curve",
+    "curves",
+    "pareto_frontier",
+    "pareto_mask",
+    "read_agentx",
+    "read_inferencex",
+    "read_mlperf",
+    "read_power_baseline",
+    "read_results",
+    "read_results_dir",
+]
 
 # --- roofline projection --------------------------------------------------------------------------
 # (section: roofline)
+from tokenomics.roofline import (  # noqa: E402
+    Calibration,
+    RooflineFactors,
+    ServingConfig,
+    calibrate,
+    decode_step_time_s,
+    max_concurrency,
+    prefill_time_s,
+    project_curve,
+    roofline_points,
+)
+
+__all__ += [
+    "Calibration",
+    "RooflineFactors",
+    "ServingConfig",
+    "calibrate",
+    "decode_step_time_s",
+    "max_concurrency",
+    "prefill_time_s",
+    "project_curve",
+    "roofline_points",
+]
 
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
+from tokenomics import plot  # noqa: E402
+from tokenomics.report import ReportOptions, build_report, write_report  # noqa: E402
+from tokenomics.sensitivity import margin_sensitivity  # noqa: E402
+
+__all__ += ["ReportOptions", "build_report", "margin_sensitivity", "plot", "write_report"]
 

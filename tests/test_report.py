@@ -1,0 +1,220 @@
+"""``tokenomics report``: files written, self-contained HTML, headline recomputed, safe overwrite."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics import report
+from tokenomics.report import MARKER, ReportOptions, write_report
+
+# measured DeepSeek-R1 1k/1k points are bundled for B200: no roofline projection needed, fast
+SMALL = ReportOptions(models=("deepseek-r1",), hardware=("b200",))
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("rep") / "report"
+    write_report(target, SMALL, progress=False)
+    return target
+
+
+def test_files_written(out):
+    names = {p.name for p in out.iterdir()}
+    for stem in ("pareto", "cost_vs_interactivity", "margin_vs_utilization", "margin_heatmap", "tornado"):
+        assert f"{stem}_deepseek-r1.png" in names
+    assert "tco_breakdown.png" in names
+    for table in ("headline", "curve_points", "cost_curves", "margin_vs_utilization", "margin_grid",
+                  "sensitivity", "tco", "assumptions", "sources", "skipped"):
+        assert f"{table}.csv" in names
+    assert {"index.html", MARKER} <= names
+    for png in out.glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.stat().st_size < 400_000
+
+
+def test_html_self_contained_with_assumptions_and_sources(out):
+    page = (out / "index.html").read_text(encoding="utf-8")
+    srcs = re.findall(r'src="([^"]*)"', page)
+    assert len(srcs) == 6  # five charts of the model and the TCO breakdown
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert "<link" not in page
+    assert "<script" not in page
+    assert ">Assumptions<" in page
+    assert ">Sources<" in page
+    sources = pd.read_csv(out / "sources.csv")
+    # every catalog source used is listed: hardware spec, TCO inputs and profile, price, curve points
+    cats = set(sources["category"])
+    assert {"hardware spec", "TCO inputs", "TCO profile", "model architecture", "curve points (measured)"} <= cats
+    assert any(c.startswith("API price") for c in cats)
+    for src in sources["source"].dropna().unique():
+        assert _escape(src) in page, src
+    assumptions = pd.read_csv(out / "assumptions.csv")
+    assert "utilization_frac" in set(assumptions["assumption"])
+    assert "license fee" in set(assumptions["assumption"])
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+class _TableParser(HTMLParser):
+    """Collect the cell texts of the table with a given id."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id, self.inside, self.rows, self.cell = table_id, False, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and dict(attrs).get("id") == self.table_id:
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append([])
+        elif self.inside and tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.inside = False
+        elif self.inside and tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def _headline_cells(out: Path) -> list[list[str]]:
+    parser = _TableParser("headline")
+    parser.feed((out / "index.html").read_text(encoding="utf-8"))
+    return parser.rows
+
+
+def test_headline_table_recomputes_from_csv(out):
+    rows = _headline_cells(out)
+    head = pd.read_csv(out / "headline.csv")
+    assert rows[0][0] == "model"
+    body = rows[1:]
+    assert len(body) == len(head) == 1
+    # the HTML shows the CSV's numbers
+    assert body == report.headline_cells(head)
+    r = head.iloc[0]
+    # ... and the CSV's numbers satisfy the chain's formulas, recomputed here by hand
+    q = r.throughput_tok_per_s_per_gpu * 3600 * r.utilization_frac / 1e6  # Mtok per GPU-hour
+    cost = r.cost_usd_per_gpu_hour / q
+    price = 0.5 * r.input_usd_per_mtok + 0.5 * r.output_usd_per_mtok  # ISL = OSL: half input
+    margin = 1 - r.license_fee_frac - cost / price
+    u_star = r.cost_usd_per_gpu_hour / (price * (1 - r.license_fee_frac) * r.throughput_tok_per_s_per_gpu * 3600 / 1e6)
+    assert r.cost_usd_per_mtok == pytest.approx(cost, rel=1e-12)
+    assert r.blended_price_usd_per_mtok == pytest.approx(price, rel=1e-12)
+    assert r.gross_margin_frac == pytest.approx(margin, rel=1e-12)
+    assert r.breakeven_utilization_frac == pytest.approx(u_star, rel=1e-12)
+    cells = dict(zip(rows[0], body[0], strict=True))
+    assert cells["cost [USD/Mtok]"] == f"{cost:.3f}"
+    assert cells["gross margin [%]"] == f"{margin:.1%}"
+    assert cells["break-even utilization [%]"] == f"{u_star:.1%}"
+    assert cells["TCO [USD/GPU-hour]"] == f"{tk.tco('b200', 'hyperscaler').usd_per_gpu_hour:.2f}"
+
+
+def test_headline_throughput_read_off_measured_curve(out):
+    head = pd.read_csv(out / "headline.csv")
+    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="1k/1k")
+    curve = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+    assert head["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(float(curve.throughput_at(50.0)))
+    assert head["curve_kind"].iloc[0] == "measured"
+
+
+def test_defaults_stated():
+    opts = ReportOptions()
+    assert opts.models == ("deepseek-r1", "gpt-oss-120b")
+    assert opts.utilization_frac == 0.6
+    assert opts.tco_basis == "itemised"
+    assert opts.tco_profile == "hyperscaler"
+    assert tk.model("deepseek-r1").open_weights
+    assert report.default_license_fee_frac("deepseek-r1") == 0.0
+
+
+def test_licensed_model_default_fee(monkeypatch):
+    from tokenomics import catalog
+
+    real = catalog.model("deepseek-r1")
+    closed = real.model_copy(update={"open_weights": False})
+    monkeypatch.setattr(catalog, "model", lambda name: closed)
+    assert report.default_license_fee_frac("deepseek-r1") == 0.30
+
+
+def test_percent_option_rejected():
+    with pytest.raises(ValueError, match="percent"):
+        ReportOptions(utilization_frac=60)
+    with pytest.raises(ValueError, match="percent"):
+        ReportOptions(license_fee_frac=30)
+    with pytest.raises(KeyError, match="closest"):
+        ReportOptions(hardware=("b2000",))
+
+
+def test_refuses_foreign_nonempty_dir_and_force(tmp_path):
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("keep me")
+    with pytest.raises(FileExistsError, match="--force"):
+        write_report(target, SMALL, progress=False)
+    assert (target / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no temporary left behind
+    write_report(target, SMALL, force=True, progress=False)
+    assert not (target / "notes.txt").exists()
+    assert (target / "index.html").is_file()
+    # a directory the report wrote itself is replaced without --force
+    first = (target / "headline.csv").stat().st_mtime_ns
+    write_report(target, SMALL, progress=False)
+    assert (target / "headline.csv").stat().st_mtime_ns >= first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_target_is_a_file(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(FileExistsError, match="not a directory"):
+        write_report(f, SMALL, progress=False)
+
+
+def test_failure_leaves_nothing(tmp_path, monkeypatch):
+    def boom(_):
+        raise RuntimeError("chart failed")
+
+    monkeypatch.setattr(report, "_charts", boom)
+    with pytest.raises(RuntimeError, match="chart failed"):
+        write_report(tmp_path / "r", SMALL, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_margin_grid_and_sensitivity_consistent(out):
+    grid = pd.read_csv(out / "margin_grid.csv")
+    head = pd.read_csv(out / "headline.csv").iloc[0]
+    # grid point at the headline's utilization and license fee equals the headline margin
+    at = grid[np.isclose(grid["utilization_frac"], 0.6) & np.isclose(grid["license_fee_frac"], 0.0)]
+    assert len(at) == 1
+    assert at["gross_margin_frac"].iloc[0] == pytest.approx(head.gross_margin_frac)
+    sens = pd.read_csv(out / "sensitivity.csv")
+    assert sens["base_gross_margin_frac"].iloc[0] == pytest.approx(head.gross_margin_frac)
+
+
+@pytest.mark.slow
+def test_projected_hardware_has_band(tmp_path):
+    """No points are bundled at ISL/OSL 2048/512: the curve is the roofline projection."""
+    with pytest.raises(ValueError, match="no bundled curve points"):
+        tk.curves(model="deepseek-r1", hardware="gb200", workload="2k/512")
+    rep = report.build_report(ReportOptions(models=("deepseek-r1",), hardware=("gb200",), isl_tokens=2048,
+                                            osl_tokens=512))
+    cost = rep.tables["cost_curves"]
+    assert set(cost["kind"]) == {"projected"}
+    assert (cost["cost_low_usd_per_mtok"] <= cost["cost_usd_per_mtok"]).all()
+    assert (cost["cost_usd_per_mtok"] <= cost["cost_high_usd_per_mtok"]).all()
