@@ -203,8 +203,9 @@ __all__ += [
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics import plot  # noqa: E402
+from tokenomics.compare import compare, reference_curve  # noqa: E402
 from tokenomics.report import ReportOptions, build_report, write_report  # noqa: E402
 from tokenomics.sensitivity import margin_sensitivity  # noqa: E402
 
-__all__ += ["ReportOptions", "build_report", "margin_sensitivity", "plot", "write_report"]
+__all__ += ["ReportOptions", "build_report", "compare", "margin_sensitivity", "plot", "reference_curve", "write_report"]
 

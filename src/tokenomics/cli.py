@@ -136,7 +136,7 @@ def _cmd_tco(args: argparse.Namespace) -> None:
 
 def _throughput_for(args: argparse.Namespace, model: str, hardware: str) -> tuple[float, float | None, str]:
     """Throughput [tok/s/GPU], interactivity and where the throughput came from."""
-    from tokenomics.report import reference_curve
+    from tokenomics.compare import reference_curve
 
     if args.throughput is not None:
         return float(args.throughput), args.interactivity, "given"

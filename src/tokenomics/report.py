@@ -41,6 +41,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tokenomics._validate import check_fraction, check_positive
+from tokenomics.compare import reference_curve
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -48,7 +49,6 @@ __all__ = [
     "ReportOptions",
     "build_report",
     "default_license_fee_frac",
-    "reference_curve",
     "write_report",
 ]
 
@@ -205,62 +205,6 @@ def default_license_fee_frac(model: str) -> float:
 
 
 # --- chain pieces --------------------------------------------------------------------------------
-
-
-def reference_curve(
-    model: str,
-    hardware: str,
-    *,
-    isl_tokens: float = 1024.0,
-    osl_tokens: float = 1024.0,
-) -> tuple[Any, pd.DataFrame]:
-    """Throughput curve of a model on a system: measured where bundled, else projected.
-
-    Measured: the bundled points (:func:`tokenomics.curve_catalog.curves`, ``kind="measured"``)
-    of the workload ``ISL/OSL``, as their Pareto envelope over serving configurations, when
-    at least two frontier points exist. Otherwise the roofline projection
-    (:func:`tokenomics.roofline.project.project_curve`) at the same ISL/OSL, with its band.
-
-    Parameters
-    ----------
-    model, hardware : str
-        Catalog names or aliases.
-    isl_tokens, osl_tokens : float
-        Workload input and output sequence lengths [tokens].
-
-    Returns
-    -------
-    (ThroughputCurve, pandas.DataFrame)
-        The curve (``kind`` "measured" or "projected") and the points it was built from (all
-        of them, schema columns plus a projection's band columns).
-
-    Raises
-    ------
-    KeyError
-        Unknown model or hardware.
-    ValueError
-        No measured points and the roofline cannot place the model on the system (weights do
-        not fit).
-    """
-    from tokenomics.catalog import resolve_hardware_id, resolve_model_id
-    from tokenomics.curve import ThroughputCurve
-    from tokenomics.curve_catalog import curves
-    from tokenomics.ingest._common import workload_label
-    from tokenomics.roofline.project import project_curve
-
-    model_id, hardware_id = resolve_model_id(model), resolve_hardware_id(hardware)
-    workload = workload_label(float(isl_tokens), float(osl_tokens))
-    try:
-        measured = curves(model=model_id, hardware=hardware_id, kind="measured", workload=workload)
-    except ValueError:
-        measured = pd.DataFrame()
-    if len(measured):
-        curve = ThroughputCurve.from_points(measured, allow_mixed_groups=True)
-        if len(curve) >= 2:
-            return curve, measured
-    projected = project_curve(model_id, hardware_id, isl_tokens=isl_tokens, osl_tokens=osl_tokens)
-    curve = ThroughputCurve.from_points(projected, allow_mixed_groups=True)
-    return curve, projected
 
 
 def _tco(hardware_id: str, opts: ReportOptions) -> Any:

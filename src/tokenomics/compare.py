@@ -1,0 +1,208 @@
+"""Compare systems for one model: throughput, cost per Mtok, revenue and gross margin.
+
+The chain in one call: for each system, the throughput-vs-interactivity curve (bundled measured
+points where they exist at the workload, else the calibrated roofline projection), the throughput
+at the chosen interactivity, the TCO per accelerator-hour, and the unit economics of
+:class:`tokenomics.scenario.Scenario` at the chosen utilization, prices and license fee.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["compare", "reference_curve"]
+
+
+def reference_curve(
+    model: str,
+    hardware: str,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+) -> tuple[Any, pd.DataFrame]:
+    """Throughput curve of a model on a system: measured where bundled, else projected.
+
+    Measured: the bundled points (:func:`tokenomics.curve_catalog.curves`, ``kind="measured"``)
+    of the workload ``ISL/OSL``, as their Pareto envelope over serving configurations, when
+    at least two frontier points exist. Otherwise the roofline projection
+    (:func:`tokenomics.roofline.project.project_curve`) at the same ISL/OSL, with its band.
+
+    Parameters
+    ----------
+    model, hardware : str
+        Catalog names or aliases.
+    isl_tokens, osl_tokens : float
+        Workload input and output sequence lengths [tokens].
+
+    Returns
+    -------
+    (ThroughputCurve, pandas.DataFrame)
+        The curve (``kind`` "measured" or "projected") and the points it was built from (all
+        of them, schema columns plus a projection's band columns).
+
+    Raises
+    ------
+    KeyError
+        Unknown model or hardware.
+    ValueError
+        No measured points and the roofline cannot place the model on the system (weights do
+        not fit).
+    """
+    from tokenomics.catalog import resolve_hardware_id, resolve_model_id
+    from tokenomics.curve import ThroughputCurve
+    from tokenomics.curve_catalog import curves
+    from tokenomics.ingest._common import workload_label
+    from tokenomics.roofline.project import project_curve
+
+    model_id, hardware_id = resolve_model_id(model), resolve_hardware_id(hardware)
+    workload = workload_label(float(isl_tokens), float(osl_tokens))
+    try:
+        measured = curves(model=model_id, hardware=hardware_id, kind="measured", workload=workload)
+    except ValueError:
+        measured = pd.DataFrame()
+    if len(measured):
+        curve = ThroughputCurve.from_points(measured, allow_mixed_groups=True)
+        if len(curve) >= 2:
+            return curve, measured
+    projected = project_curve(model_id, hardware_id, isl_tokens=isl_tokens, osl_tokens=osl_tokens)
+    curve = ThroughputCurve.from_points(projected, allow_mixed_groups=True)
+    return curve, projected
+
+
+def compare(
+    model: str,
+    hardware: Sequence[str] | None = None,
+    *,
+    interactivity_tok_per_s_per_user: float = 50.0,
+    utilization_frac: float = 0.6,
+    license_fee_frac: float | None = None,
+    tco_basis: str = "published",
+    tco_vintage: str = "2026-09",
+    tco_tier: str = "hyperscaler",
+    tco_profile: str = "hyperscaler",
+    isl_tokens: float = 8192.0,
+    osl_tokens: float = 1024.0,
+    cache_hit_frac: float = 0.0,
+    price_provider: str | None = None,
+    **prices_usd_per_mtok: float,
+) -> pd.DataFrame:
+    """Compare the cost and gross margin of serving one model on several systems.
+
+    For each system: ``throughput = curve.throughput_at(interactivity)`` on the reference curve
+    (:func:`reference_curve`), then :meth:`tokenomics.scenario.Scenario.evaluate` with the TCO,
+    prices, token mix, utilization and license fee. Cost per Mtok is
+    ``usd_per_gpu_hour / (throughput x 3600 x utilization) x 1e6``; gross margin is
+    ``(revenue - license - cost) / revenue``.
+
+    Parameters
+    ----------
+    model : str
+        Model id or alias (e.g. ``"DeepSeek-R1"``, ``"kimi-k2"``).
+    hardware : sequence of str, optional
+        Systems to compare (ids or aliases); default every catalog system.
+    interactivity_tok_per_s_per_user : float
+        Interactivity the throughput is read at [tok/s/user], > 0.
+    utilization_frac : float
+        Busy fraction of paid hours, in (0, 1].
+    license_fee_frac : float, optional
+        License fee as a share of revenue, in [0, 1); default 0.30 for a licensed model and 0
+        for open weights (:func:`tokenomics.report.default_license_fee_frac`).
+    tco_basis : {"published", "itemised"}
+        Published $/GPU-hour (``tco_vintage``, ``tco_tier``) or itemised (``tco_profile``).
+    tco_vintage, tco_tier, tco_profile : str
+        See :func:`tokenomics.tco.tco`.
+    isl_tokens, osl_tokens : float
+        Workload input and output sequence lengths [tokens].
+    cache_hit_frac : float
+        Cached share of input tokens, in [0, 1].
+    price_provider : str, optional
+        Catalog provider of the list prices (first-party or cheapest by default).
+    **prices_usd_per_mtok : float
+        Explicit prices replacing the catalog's: ``input_usd_per_mtok``,
+        ``cached_input_usd_per_mtok``, ``output_usd_per_mtok`` [USD/Mtok].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system that could be evaluated, sorted by cost per Mtok: ``curve_kind``
+        (``measured`` or ``projected``), ``throughput_tok_per_s_per_gpu``, the TCO, the cost per
+        Mtok in total and split by token class (the split adds up to the total), revenue,
+        license fee, profit, ``gross_margin_frac`` and break-evens, with unit-suffixed columns.
+        Systems that could not be evaluated are listed with the reason in
+        ``frame.attrs["skipped"]`` (e.g. the interactivity is outside the curve's range: curves
+        are never extrapolated; or the system has no TCO on the chosen basis).
+
+    Raises
+    ------
+    KeyError
+        Unknown model, system, TCO vintage/tier/profile or price field.
+    ValueError
+        Out-of-range utilization, license fee, interactivity or prices (percent hints included),
+        or no system could be evaluated.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> table = tk.compare("deepseek-r1", ["gb200", "b200"], interactivity_tok_per_s_per_user=50)
+    >>> set(table["curve_kind"]) <= {"measured", "projected"}
+    True
+    """
+    from tokenomics import catalog
+    from tokenomics._validate import check_fraction, check_positive, unknown_name_error
+    from tokenomics.report import default_license_fee_frac
+    from tokenomics.scenario import Scenario
+
+    check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
+    check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
+    allowed = {"input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok"}
+    for name in prices_usd_per_mtok:
+        if name not in allowed:
+            raise unknown_name_error("price field", name, allowed)
+    model_id = catalog.resolve_model_id(model)
+    fee = default_license_fee_frac(model_id) if license_fee_frac is None else license_fee_frac
+    systems = [catalog.resolve_hardware_id(h) for h in hardware] if hardware is not None else [
+        str(h) for h in catalog.hardware_table().index]
+    rows: list[pd.DataFrame] = []
+    skipped: list[dict[str, str]] = []
+    for hid in systems:
+        try:
+            curve, _ = reference_curve(model_id, hid, isl_tokens=isl_tokens, osl_tokens=osl_tokens)
+        except (KeyError, ValueError) as err:
+            skipped.append({"hardware_id": hid, "stage": "curve", "reason": _message(err)})
+            continue
+        throughput = float(curve.throughput_at(interactivity_tok_per_s_per_user))
+        if not math.isfinite(throughput):
+            lo, hi = curve.interactivity_range
+            skipped.append({"hardware_id": hid, "stage": "throughput", "reason": (
+                f"{interactivity_tok_per_s_per_user:g} tok/s/user is outside the {curve.kind} curve's "
+                f"range {lo:.3g}-{hi:.3g} tok/s/user (never extrapolated)")})
+            continue
+        try:
+            row = Scenario(
+                hardware=hid, model=model_id, tco_basis=tco_basis, tco_profile=tco_profile,
+                tco_vintage=tco_vintage, tco_tier=tco_tier, price_provider=price_provider,
+                isl_tokens=isl_tokens, osl_tokens=osl_tokens, cache_hit_frac=cache_hit_frac,
+                utilization_frac=utilization_frac, throughput_tok_per_s_per_gpu=throughput,
+                interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
+                license_fee_frac=fee, **prices_usd_per_mtok,
+            ).evaluate()
+        except (KeyError, ValueError) as err:
+            skipped.append({"hardware_id": hid, "stage": "economics", "reason": _message(err)})
+            continue
+        row.insert(2, "curve_kind", curve.kind)
+        row.insert(3, "interactivity_tok_per_s_per_user", float(interactivity_tok_per_s_per_user))
+        rows.append(row)
+    if not rows:
+        reasons = "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5])
+        raise ValueError(f"no system could be evaluated for {model_id}: {reasons}")
+    out = pd.concat(rows, ignore_index=True).sort_values("cost_usd_per_mtok", ignore_index=True)
+    out.attrs["skipped"] = pd.DataFrame(skipped, columns=["hardware_id", "stage", "reason"])
+    return out
+
+
+def _message(err: BaseException) -> str:
+    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)

@@ -1,0 +1,83 @@
+"""compare(): the chain for several systems, recomputed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import tokenomics as tk
+
+
+@pytest.fixture(scope="module")
+def table():
+    return tk.compare("deepseek-r1", ["gb200", "b200"], interactivity_tok_per_s_per_user=50.0,
+                      utilization_frac=0.6, license_fee_frac=0.3, tco_basis="published",
+                      tco_vintage="2026-09", tco_tier="hyperscaler", isl_tokens=8192, osl_tokens=1024)
+
+
+def test_rows_recompute_from_their_own_columns(table):
+    for row in table.to_dict("records"):
+        # cost per Mtok = $/GPU-hour / (tok/s/GPU x 3600 s/h x utilization) x 1e6 tok/Mtok
+        cost = row["cost_usd_per_gpu_hour"] / (row["throughput_tok_per_s_per_gpu"] * 3600 * 0.6) * 1e6
+        assert row["cost_usd_per_mtok"] == pytest.approx(cost, rel=1e-12)
+        # the published Sep-2026 hyperscaler figure is the basis
+        assert row["cost_usd_per_gpu_hour"] == tk.published_tco(row["hardware_id"]).usd_per_gpu_hour
+        # revenue per GPU-hour = tok/s x 3600 x utilization x blended price / 1e6
+        revenue = row["throughput_tok_per_s_per_gpu"] * 3600 * 0.6 * row["blended_price_usd_per_mtok"] / 1e6
+        assert row["revenue_usd_per_gpu_hour"] == pytest.approx(revenue, rel=1e-12)
+        margin = (revenue * (1 - 0.3) - row["cost_usd_per_gpu_hour"]) / revenue
+        assert row["gross_margin_frac"] == pytest.approx(margin, rel=1e-9)
+        # the split by token class adds up to the total
+        share_in = 8192 / (8192 + 1024)
+        total = share_in * row["input_cost_usd_per_mtok"] + (1 - share_in) * row["output_cost_usd_per_mtok"]
+        assert total == pytest.approx(row["cost_usd_per_mtok"], rel=1e-9)
+
+
+def test_throughput_is_read_off_the_reference_curve(table):
+    for row in table.to_dict("records"):
+        curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], isl_tokens=8192, osl_tokens=1024)
+        assert row["curve_kind"] == curve.kind
+        assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
+
+
+def test_sorted_by_cost(table):
+    assert list(table["cost_usd_per_mtok"]) == sorted(table["cost_usd_per_mtok"])
+
+
+def test_out_of_range_interactivity_is_reported_not_extrapolated():
+    with pytest.raises(ValueError, match="outside the .* range"):
+        tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=5000.0)
+
+
+def test_skipped_systems_are_listed():
+    table = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
+    skipped = table.attrs["skipped"]
+    assert "trainium2" in set(skipped["hardware_id"])
+    assert all(isinstance(r, str) and r for r in skipped["reason"])
+    assert "trainium2" not in set(table["hardware_id"])
+
+
+def test_open_weights_default_license_fee_is_zero():
+    table = tk.compare("deepseek-r1", ["gb200"])
+    assert table["license_fee_frac"].iloc[0] == 0.0
+    assert math.isfinite(table["gross_margin_frac"].iloc[0])
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="percent"):
+        tk.compare("deepseek-r1", ["gb200"], utilization_frac=60)
+    with pytest.raises(KeyError, match="closest"):
+        tk.compare("deepseek-r1", ["gb2000"])
+    with pytest.raises(KeyError, match="price field"):
+        tk.compare("deepseek-r1", ["gb200"], output_usd_per_mtk=2.0)
+    with pytest.raises(ValueError, match="interactivity"):
+        tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=0)
+
+
+def test_explicit_prices_replace_catalog():
+    table = tk.compare("deepseek-r1", ["gb200"], input_usd_per_mtok=1.0, output_usd_per_mtok=4.0,
+                       cached_input_usd_per_mtok=0.1)
+    row = table.iloc[0]
+    assert row["input_usd_per_mtok"] == 1.0
+    assert row["output_usd_per_mtok"] == 4.0
