@@ -46,7 +46,7 @@ def test_sorted_by_cost(table):
 
 
 def test_out_of_range_interactivity_is_reported_not_extrapolated():
-    with pytest.raises(ValueError, match="outside the .* range"):
+    with pytest.raises(ValueError, match=r"outside the .* range"):
         tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=5000.0)
 
 
