@@ -28,15 +28,29 @@ def test_hardware_aliases_resolve(name):
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("TPU v7", "tpu-v7"), ("Ironwood", "tpu-v7"), ("tpu7x", "tpu-v7"), ("Vera Rubin", "vr200-nvl144"),
-     ("MI355X", "mi355x"), ("h100", "h100-sxm"), ("Trn2", "trainium2")],
+    [
+        ("TPU v7", "tpu-v7"),
+        ("Ironwood", "tpu-v7"),
+        ("tpu7x", "tpu-v7"),
+        ("Vera Rubin", "vr200-nvl144"),
+        ("MI355X", "mi355x"),
+        ("h100", "h100-sxm"),
+        ("Trn2", "trainium2"),
+    ],
 )
 def test_more_hardware_aliases(name, expected):
     assert resolve_hardware_id(name) == expected
 
 
-@pytest.mark.parametrize(("name", "expected"), [("DeepSeek R1", "deepseek-r1"), ("deepseek-reasoner", "deepseek-r1"),
-                                                ("GPT-OSS 120B", "gpt-oss-120b"), ("Llama-3.3-70B-Instruct", "llama-3.3-70b")])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("DeepSeek R1", "deepseek-r1"),
+        ("deepseek-reasoner", "deepseek-r1"),
+        ("GPT-OSS 120B", "gpt-oss-120b"),
+        ("Llama-3.3-70B-Instruct", "llama-3.3-70b"),
+    ],
+)
 def test_model_aliases_resolve(name, expected):
     assert resolve_model_id(name) == expected
 
@@ -109,13 +123,25 @@ def test_user_file_overrides_bundled_value(tmp_path, clean_catalogs):
 
 
 def test_user_can_add_a_new_system(tmp_path, clean_catalogs):
-    index = write(tmp_path, "hardware_id,name,vendor,family,accelerator_kind,system,aliases,note\n"
-                  "my-chip,My Chip,Acme,acme,asic,Acme box,AcmeChip,\n", "index.csv")
-    rows = [("hbm_capacity_gb", 100, "GB"), ("hbm_bandwidth_tb_per_s", 5, "TB/s"),
-            ("scaleup_domain_accelerators", 16, "count"), ("scaleup_bw_unidir_gb_per_s", 400, "GB/s"),
-            ("accelerators_per_system", 16, "count"), ("release_year", 2026, "year")]
-    specs = write(tmp_path, HEADER + "".join(f"my-chip,{p},{v},{u},datasheet,2026-06-01,verified,\n"
-                                             for p, v, u in rows), "specs.csv")
+    index = write(
+        tmp_path,
+        "hardware_id,name,vendor,family,accelerator_kind,system,aliases,note\n"
+        "my-chip,My Chip,Acme,acme,asic,Acme box,AcmeChip,\n",
+        "index.csv",
+    )
+    rows = [
+        ("hbm_capacity_gb", 100, "GB"),
+        ("hbm_bandwidth_tb_per_s", 5, "TB/s"),
+        ("scaleup_domain_accelerators", 16, "count"),
+        ("scaleup_bw_unidir_gb_per_s", 400, "GB/s"),
+        ("accelerators_per_system", 16, "count"),
+        ("release_year", 2026, "year"),
+    ]
+    specs = write(
+        tmp_path,
+        HEADER + "".join(f"my-chip,{p},{v},{u},datasheet,2026-06-01,verified,\n" for p, v, u in rows),
+        "specs.csv",
+    )
     tk.add_catalog_file(index, table="hardware_index")
     tk.add_catalog_file(specs, table="hardware")
     assert tk.hardware("acmechip").hbm_capacity_gb == 100.0
@@ -138,7 +164,11 @@ FUTURE = (dt.date.today() + dt.timedelta(days=30)).isoformat()
 @pytest.mark.parametrize(
     ("row", "field", "message"),
     [
-        ("h100-sxm,hbm_capacity_gbs,81,GB,src,2026-01-01,estimate,", "parameter", "unknown parameter 'hbm_capacity_gbs'"),
+        (
+            "h100-sxm,hbm_capacity_gbs,81,GB,src,2026-01-01,estimate,",
+            "parameter",
+            "unknown parameter 'hbm_capacity_gbs'",
+        ),
         ("h100-sxm,hbm_capacity_gb,81,GiB,src,2026-01-01,estimate,", "unit", "not the vocabulary's unit 'GB'"),
         ("h100-sxm,hbm_capacity_gb,81,GB,,2026-01-01,estimate,", "source", "missing source"),
         (f"h100-sxm,hbm_capacity_gb,81,GB,src,{FUTURE},estimate,", "as_of", "in the future"),
@@ -179,14 +209,18 @@ PROFILE_HEADER = "profile_id,parameter,value,unit,source,as_of,confidence,note\n
 
 
 def test_percent_given_for_fraction_is_named(tmp_path, clean_catalogs):
-    path = write(tmp_path, PROFILE_HEADER + "hyperscaler,cost_of_capital_frac,8,fraction/year,src,2026-01-01,estimate,\n")
+    path = write(
+        tmp_path, PROFILE_HEADER + "hyperscaler,cost_of_capital_frac,8,fraction/year,src,2026-01-01,estimate,\n"
+    )
     with pytest.raises(CatalogError, match=r"percent given where a fraction is expected") as info:
         tk.add_catalog_file(path, table="tco_profile")
     assert info.value.field == "value"
 
 
 def test_fraction_above_one_hundred_is_out_of_range(tmp_path, clean_catalogs):
-    path = write(tmp_path, PROFILE_HEADER + "hyperscaler,maintenance_frac_per_year,150,fraction/year,src,2026-01-01,estimate,\n")
+    path = write(
+        tmp_path, PROFILE_HEADER + "hyperscaler,maintenance_frac_per_year,150,fraction/year,src,2026-01-01,estimate,\n"
+    )
     with pytest.raises(CatalogError, match=r"outside the fraction range \[0, 1\]"):
         tk.add_catalog_file(path, table="tco_profile")
 
@@ -198,15 +232,20 @@ def test_pue_below_one_is_rejected(tmp_path, clean_catalogs):
 
 
 def test_malformed_index_file(tmp_path, clean_catalogs):
-    path = write(tmp_path, "hardware_id,name,vendor,family,accelerator_kind,system,aliases\n"
-                 "x,X,,fam,gpu,box,\n", "index.csv")
+    path = write(
+        tmp_path, "hardware_id,name,vendor,family,accelerator_kind,system,aliases\nx,X,,fam,gpu,box,\n", "index.csv"
+    )
     with pytest.raises(CatalogError, match="line 2, field 'vendor': empty value"):
         tk.add_catalog_file(path, table="hardware_index")
 
 
 def test_malformed_boolean_in_model_index(tmp_path, clean_catalogs):
-    path = write(tmp_path, "model_id,name,developer,attention_type,native_weight_precision,open_weights,"
-                 "first_party_provider,aliases\nm,M,Dev,gqa,bf16,yes,Dev,\n", "index.csv")
+    path = write(
+        tmp_path,
+        "model_id,name,developer,attention_type,native_weight_precision,open_weights,"
+        "first_party_provider,aliases\nm,M,Dev,gqa,bf16,yes,Dev,\n",
+        "index.csv",
+    )
     with pytest.raises(CatalogError, match="'open_weights': 'yes' is not true/false"):
         tk.add_catalog_file(path, table="model_index")
 

@@ -90,7 +90,7 @@ def load_json(path: Path) -> Any:
         with path.open(encoding="utf-8") as fh:
             return json.load(fh)
     except json.JSONDecodeError as err:
-        raise IngestError(path, "<document>", f"not valid JSON ({err.msg} at line {err.lineno})") from None
+        raise IngestError(path, "<document>", f"not valid JSON ({err})") from None
 
 
 def _catalog_resolvers() -> tuple[Any, Any]:
