@@ -880,7 +880,8 @@ def tornado(
             ax.text(val, yi, f" {txt} ", va="center", ha=ha, fontsize=7, color="0.25")
     span = np.nanmax(np.abs(np.concatenate([lo, hi]))) if len(f) else 1.0
     pad = 0.5 * span if span > 0 else 0.1
-    ax.set_xlim(base + min(np.nanmin(lo), 0) - pad, base + max(np.nanmax(hi), 0) + pad)
+    both = np.concatenate([lo, hi])
+    ax.set_xlim(base + min(np.nanmin(both), 0) - pad, base + max(np.nanmax(both), 0) + pad)
     ax.xaxis.set_major_formatter(fmt)
     ax.set_xlabel(label_for(value, percent=_is_frac(value)) + f" (base {fmt(base, 0)})")
     ax.grid(True, axis="x", alpha=0.3)
