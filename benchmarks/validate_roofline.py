@@ -2,11 +2,16 @@
 
 For every hardware with usable bundled measured points, the efficiency factors are refitted
 without that hardware and its points are projected (family -> vendor -> global fallback, as for
-hardware nobody has measured). The error is the throughput per GPU at the measured interactivity
-(projected / measured - 1; -100 % where the projection cannot reach that interactivity).
+hardware nobody has measured). The headline error is the throughput per GPU at the measured
+interactivity (projected / measured - 1; -100 % where the projection cannot reach that
+interactivity). Points used: the measured Pareto frontier per (hardware, model, precision) across
+workloads at least as heavy, less the excluded sources (see ``tokenomics.roofline.calibrate``);
+the dropped points are listed with their reasons.
 
-Prints median and p90 absolute % error per hardware and overall, in-sample for comparison, the
-error per measured series, and the time of a projected curve (20 concurrencies x 4 configs)
+Also printed: in-sample errors, the error per measured series, the number of measured points
+beyond the model's highest interactivity, a secondary matched-concurrency error for points of
+known parallelism and concurrency (a matched-interactivity comparison near a curve's vertical end
+magnifies a small latency miss), and the time of a projected curve (20 concurrencies x 4 configs)
 against the time of one decode-step evaluation measured in the same run.
 
 Run: python benchmarks/validate_roofline.py
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pandas as pd
 
 import tokenomics as tk
@@ -31,21 +37,47 @@ def _pct(frame: pd.DataFrame) -> pd.DataFrame:
     return out.astype({"points": int, "unreachable": int})
 
 
+def _concurrency_summary(res: pd.DataFrame) -> pd.DataFrame:
+    known = res[res["error_at_concurrency_frac"].notna()]
+    rows = {}
+    for key, g in [*known.groupby("hardware_id"), ("overall", known)]:
+        thr = g["error_at_concurrency_frac"].abs().to_numpy(dtype=float)
+        inter = (g["projected_interactivity_at_concurrency_tok_per_s_per_user"]
+                 / g["interactivity_tok_per_s_per_user"] - 1.0).abs().to_numpy(dtype=float)
+        rows[str(key)] = {
+            "points": len(g),
+            "median_abs_throughput_error_pct": round(100 * float(np.median(thr)), 1),
+            "p90_abs_throughput_error_pct": round(100 * float(np.quantile(thr, 0.9)), 1),
+            "median_abs_interactivity_error_pct": round(100 * float(np.median(inter)), 1),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
 def main() -> None:
     pd.set_option("display.width", 200)
+    pd.set_option("display.max_colwidth", 120)
     t0 = time.perf_counter()
     cal = calibrate(holdout=True)
     t_cal = time.perf_counter() - t0
     assert cal.holdout is not None
-    print(f"calibration + leave-one-hardware-out: {t_cal:.1f} s, {len(cal.residuals)} measured points\n")
+    print(f"calibration + leave-one-hardware-out: {t_cal:.1f} s, {len(cal.residuals)} measured points used, "
+          f"{len(cal.excluded)} left out\n")
+    if len(cal.excluded):
+        print("Left out (reason per point):")
+        short = cal.excluded.assign(reason=cal.excluded["reason"].str.slice(0, 110))
+        print(short[["row", "hardware_id", "model_id", "framework", "workload", "reason"]].to_string(index=False), "\n")
     print("Fitted factors per scope:")
     rows = {k: {**v.model_dump(exclude={"source"}), "points": cal.points.get(k, 0)} for k, v in cal.fitted.items()}
     print(pd.DataFrame.from_dict(rows, orient="index").round(5).to_string(), "\n")
     print("LEAVE-ONE-HARDWARE-OUT error of throughput/GPU at matched interactivity:")
     held = _pct(error_summary(cal.holdout))
     print(held.to_string(), "\n")
+    beyond = int(cal.holdout["beyond_max_interactivity"].sum())
+    print(f"measured points beyond the model's maximum interactivity (held out): {beyond} of {len(cal.holdout)}\n")
     print("In-sample (all hardware in the fit), same measure:")
     print(_pct(error_summary(cal.residuals)).to_string(), "\n")
+    print("Secondary, held out: error at matched concurrency (points of known parallelism and concurrency):")
+    print(_concurrency_summary(cal.holdout).to_string(), "\n")
     series = cal.holdout.assign(series=cal.holdout["hardware_id"] + " " + cal.holdout["model_id"] + " "
                                 + cal.holdout["workload"].astype(str) + " " + cal.holdout["framework"].astype(str)
                                 + " " + cal.holdout["parallelism"].astype(str))

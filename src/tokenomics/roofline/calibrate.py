@@ -20,19 +20,43 @@ with fewer than ``min_points`` points inherits its parent's factors and says so 
 Assumptions used to read the measured points:
 
 * KV cache in FP8 when the weights are FP8 or FP4, else BF16; MoE models in FP4 keep their
-  attention and dense weights in FP8 (the layout of the NVFP4/MXFP4 checkpoints).
+  attention and dense weights in FP8 (the layout of the NVFP4/MXFP4 checkpoints). INT4
+  checkpoints are weight-only (W4A16: BF16 matrix multiplies, BF16 KV cache).
 * Speculative decoding ("mtp", "eagle"...) with one draft token at acceptance 0.85 (DeepSeek-V3
   technical report, arXiv:2412.19437 section 5.4.3: 85-90 % acceptance of the second token),
-  i.e. 1.85 tokens per step.
+  i.e. 1.85 tokens per step; where the point's note states the number of MTP layers ("MTP3",
+  "MTP 3 layers") that many draft tokens, each accepted at 0.85.
 * ``num_gpus`` larger than ``tp x pp`` means data-parallel replicas; the concurrency is split
   evenly over them.
+* Frontier points of aggregated serving with a stated concurrency: the model's search is capped
+  at that concurrency per deployment (split over replicas where ``num_gpus`` is stated; one
+  replica otherwise). Benchmarks sweep concurrency to a limit (64 per 8-GPU node in InferenceX
+  single-node runs); the hardware might hold more, but the measurement did not go there.
 * Agentic (trace-replay) points, points without ISL/OSL and models outside the catalog are not
   used.
+* Sources in :data:`E2E_INTERACTIVITY_SOURCES` publish a per-user output rate that includes the
+  prefill time (``OSL / E2E latency``), not ``1 / TPOT``; their points are matched against the
+  model's ``e2e_interactivity_tok_per_s_per_user``.
+
+Which measured points calibrate the model (the **measured-frontier rule**):
+
+* the roofline projects well-optimised serving, so only the measured Pareto frontier of each
+  (hardware, model, ISL/OSL, precision) group is used, across frameworks, software dates,
+  speculative decoding and aggregated/disaggregated serving: a point is dropped when another
+  measurement of the same group reaches at least its throughput per GPU at at least its
+  interactivity (better in one). Older or less tuned software is thereby left out without a
+  per-framework fudge factor. Throughputs are compared as total (input + output) tokens per GPU;
+  an aggregated output-only figure counts as ``output x (ISL + OSL) / OSL``; a disaggregated
+  output-only figure is not comparable and is kept.
+* points of a source in :data:`EXCLUDED_SOURCES` are not used, for the reason stated there.
+
+Both lists are returned in :attr:`Calibration.excluded`, one row per dropped point with its reason.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -64,15 +88,53 @@ SPEC_DRAFT_TOKENS: int = 1
 SPEC_ACCEPTANCE_FRAC: float = 0.85
 """Acceptance rate assumed for them (DeepSeek-V3 report, arXiv:2412.19437, 2024-12-27)."""
 
+EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
+    (
+        "lmsys.org/blog/2025-02-19-gb300-longctx",
+        "ambiguous throughput: the LMSYS GB200/GB300 NVL72 128k/8k 'TPS/GPU' most likely counts output "
+        "tokens only (LMSYS convention; 36-40 requests per decode GPU at 23-65 tok/s/user only add up "
+        "that way) but is stored as total throughput, and whether prefill GPUs are in the denominator "
+        "is not stated",
+    ),
+    (
+        "agg_kimik2.5_",
+        "pathological development-branch runs (InferenceX, ROCm vLLM, Kimi-K2.5 W4A16 with MTP, TP8 "
+        "on MI355X): at 8k/1k, 230-300 ms TPOT with 32-64 sequences and 1.8-2.3 s TTFT, while "
+        "streaming every INT4 expert and the KV cache takes ~15 ms at peak bandwidth (>10x below "
+        "the roofline at any efficiency the other series support), and TPOT grows 14x from the "
+        "1k/1k concurrency-4 run to concurrency 32 where the roofline allows <2x",
+    ),
+    (
+        "dstackai/benchmarks",
+        "software of March 2025 (DeepSeek-R1's first weeks in SGLang, vLLM and TRT-LLM on H200 "
+        "and MI300X): most of these sweeps are dominated under the measured-frontier rule (H200 "
+        "by InferenceX TRT-LLM 8k/1k of 2025-12 with 1.4-16x their output per GPU at a heavier "
+        "workload); the remaining points are the ends of the same sweeps, with no newer "
+        "measurement at their interactivity to dominate them",
+    ),
+)
+"""Measured sources left out of calibration and validation: (substring of ``source``, reason)."""
+
+E2E_INTERACTIVITY_SOURCES: tuple[tuple[str, str], ...] = (
+    (
+        "Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM",
+        "trtllm-bench 'per user output throughput' = output tokens per request-second, TTFT included",
+    ),
+)
+"""Sources whose ``interactivity_tok_per_s_per_user`` is an end-to-end per-user rate
+(``OSL / E2E latency``): (substring of ``source``, reason). Matched to the model's end-to-end
+interactivity."""
+
 _LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "prefill_compute_eff_frac": 0.05,
           "comm_eff_frac": 0.05, "step_overhead_s": 1e-4, "layer_latency_s": 1e-6}
 _UPPER = {"hbm_bandwidth_eff_frac": 1.0, "compute_eff_frac": 1.0, "prefill_compute_eff_frac": 1.0,
           "comm_eff_frac": 1.0, "step_overhead_s": 0.05, "layer_latency_s": 1e-3}
-_PRIOR_SIGMA = 0.5
-"""Width of the prior towards the parent scope, in natural-log units of each factor."""
-_ROBUST_SCALE = 0.3
-"""Cauchy-loss scale of the residuals [log units]: misses beyond ~x1.35 weigh less and less, so a
-few series the model cannot explain do not drag every factor to its bound."""
+_PRIOR_SIGMA = 1.0
+"""Width of the prior towards the parent scope, in natural-log units of each factor (one e-fold)."""
+_ROBUST_SCALE = 1.0
+"""Cauchy-loss scale of the residuals [log units]: misses beyond ~x2.7 weigh less and less, so a
+few series the model cannot explain do not drag every factor to its bound. (This and the prior
+width were chosen among {0.25, 0.5, 1} x {0.15, 0.3, 1} by the leave-one-hardware-out error.)"""
 _GRID_POINTS = 28
 
 
@@ -93,6 +155,8 @@ class _Case:
     throughput: float
     measure: str  # "throughput_tok_per_s_per_gpu" or "output_throughput_tok_per_s_per_gpu"
     interactivity: float
+    e2e: bool = False
+    """The measured interactivity is end-to-end (``OSL / E2E latency``), not ``1 / TPOT``."""
     concurrency: float = float("nan")
     at_point: _Sweep | None = None
     sweeps: list[_Sweep] = field(default_factory=list)
@@ -100,15 +164,22 @@ class _Case:
 
 
 def _read_config(row: pd.Series, m: Model) -> dict[str, object]:
-    prec = canonical_precision(str(row["precision"])) if pd.notna(row["precision"]) else None
-    kv = "fp8" if prec in ("fp8", "fp4") else "bf16"
+    raw = str(row["precision"]).strip().lower() if pd.notna(row["precision"]) else ""
+    prec = canonical_precision(raw) if raw else None
+    # INT4 checkpoints (Kimi K2.x) are weight-only quantised: W4A16, BF16 matrix multiplies
+    act = "bf16" if raw == "int4" else None
+    kv = "fp8" if prec in ("fp8", "fp4") and raw != "int4" else "bf16"
     dense = "fp8" if (prec == "fp4" and m.is_moe) else None
     spec = str(row["spec_decoding"]).lower() if pd.notna(row["spec_decoding"]) else "none"
     draft = SPEC_DRAFT_TOKENS if spec not in ("none", "", "nan") else 0
+    stated = re.search(r"\bMTP\s?(\d)\b", str(row.get("note", "")))
+    if draft and stated:  # the source states the number of MTP layers (draft tokens)
+        draft = int(stated.group(1))
     return {
         "weight_precision": prec,
         "dense_weight_precision": dense,
         "kv_precision": kv,
+        "activation_precision": act,
         "mtp_draft_tokens": draft,
         "mtp_acceptance_frac": SPEC_ACCEPTANCE_FRAC if draft else 0.0,
         "disaggregated": bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False,
@@ -118,10 +189,13 @@ def _read_config(row: pd.Series, m: Model) -> dict[str, object]:
 def frontier_configs(
     model: Model, hardware: Hardware, **fields: object
 ) -> list[ServingConfig]:
-    """Return the configurations searched for a frontier: powers-of-two TP in one scale-up domain.
+    """Return the configurations searched for a frontier: powers-of-two TP and EP.
 
-    MoE models: ``ep = tp`` with and without DP-attention; dense models: TP only (up to 8).
-    Configurations whose weights leave no room for a KV cache are dropped.
+    MoE models: ``ep = tp`` with and without DP-attention, within one scale-up domain (up to 64)
+    for aggregated serving and up to 64 accelerators, across the scale-out network where the
+    domain is smaller, for disaggregated serving (wide-EP decode spans nodes: Dynamo, SGLang
+    PD with DeepEP, MoRI); dense models: TP only, up to 8 within the domain. Configurations
+    whose weights leave no room for a KV cache are dropped.
 
     Parameters
     ----------
@@ -143,7 +217,10 @@ def frontier_configs(
     >>> [c.label for c in frontier_configs(tk.model("llama-3.3-70b"), tk.hardware("h100"))]
     ['tp4', 'tp8']
     """
-    limit = min(hardware.scaleup_domain_accelerators, 64 if model.is_moe else 8)
+    domain = hardware.scaleup_domain_accelerators
+    # disaggregated decode runs wide expert parallelism across nodes (scale-out network)
+    moe_limit = 64 if fields.get("disaggregated") else min(domain, 64)
+    limit = moe_limit if model.is_moe else min(domain, 8)
     out: list[ServingConfig] = []
     tp = 1
     while tp <= limit:
@@ -160,23 +237,40 @@ def frontier_configs(
 
 
 def _sweep(
-    m: Model, hw: Hardware, cfg: ServingConfig, isl: float, osl: float, top: float | None = None
+    m: Model, hw: Hardware, cfg: ServingConfig, isl: float, osl: float, top: float | None = None,
+    cap: float | None = None,
 ) -> _Sweep | None:
     s = _resolve(m, hw, cfg, None)
     try:
         b_max = float(max_concurrency(m, hw, isl_tokens=isl, osl_tokens=osl, config=cfg))
     except ValueError:
         return None
+    if cap is not None:
+        b_max = min(b_max, cap)
     b_max = max(b_max, top or 1.0, 1.0)
     grid = np.unique(np.geomspace(1.0, b_max, _GRID_POINTS))
     return _Sweep(s, _work(s, grid, isl, osl))
 
 
-def _cases(points: pd.DataFrame) -> list[_Case]:
+def _source_match(source: object, table: tuple[tuple[str, str], ...]) -> str | None:
+    text = str(source) if pd.notna(source) else ""
+    for key, reason in table:
+        if key in text:
+            return reason
+    return None
+
+
+def _usable(points: pd.DataFrame) -> pd.DataFrame:
+    """Return the measured rows the model can predict, with the fields the fit needs.
+
+    Columns: ``row`` (position in ``points``), ``model_id``, ``hardware_id`` (resolved),
+    ``measure``, ``throughput``, ``total_equivalent`` (total tokens/s/GPU where comparable, else
+    NaN), ``interactivity``, ``e2e``.
+    """
     from tokenomics.catalog import hardware as hw_lookup
     from tokenomics.catalog import model as model_lookup
 
-    out: list[_Case] = []
+    rows = []
     for i, row in points.reset_index(drop=True).iterrows():
         if row.get("kind") != "measured" or not bool(row.get("model_in_catalog", True)):
             continue
@@ -184,10 +278,14 @@ def _cases(points: pd.DataFrame) -> list[_Case]:
             continue
         if pd.isna(row["interactivity_tok_per_s_per_user"]):
             continue
+        isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
+        disagg = bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False
         if pd.notna(row["throughput_tok_per_s_per_gpu"]):
             measure = "throughput_tok_per_s_per_gpu"
+            total = float(row[measure])
         elif pd.notna(row["output_throughput_tok_per_s_per_gpu"]):
             measure = "output_throughput_tok_per_s_per_gpu"
+            total = float("nan") if disagg else float(row[measure]) * (isl + osl) / osl
         else:
             continue
         try:
@@ -195,17 +293,108 @@ def _cases(points: pd.DataFrame) -> list[_Case]:
             hw = hw_lookup(str(row["hardware_id"]))
         except KeyError:
             continue
-        isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
+        rows.append(
+            {
+                "row": int(str(i)),
+                "model_id": m.model_id,
+                "hardware_id": hw.hardware_id,
+                "isl_tokens": isl,
+                "osl_tokens": osl,
+                "precision": str(row["precision"]).lower() if pd.notna(row["precision"]) else "",
+                "measure": measure,
+                "throughput": float(row[measure]),
+                "total_equivalent": total,
+                "interactivity": float(row["interactivity_tok_per_s_per_user"]),
+                "e2e": _source_match(row.get("source"), E2E_INTERACTIVITY_SOURCES) is not None,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _screen(points: pd.DataFrame, frontier_only: bool,
+            excluded_sources: tuple[tuple[str, str], ...]) -> tuple[list[int], pd.DataFrame]:
+    """Apply the source exclusions and the measured-frontier rule (module notes).
+
+    Returns the kept row positions of ``points`` and one row per dropped point with its reason.
+    """
+    usable = _usable(points)
+    flat = points.reset_index(drop=True)
+    dropped: dict[int, str] = {}
+    if usable.empty:
+        return [], pd.DataFrame()
+    for r in usable["row"]:
+        reason = _source_match(flat.loc[r, "source"], excluded_sources)
+        if reason is not None:
+            dropped[int(r)] = f"excluded source: {reason}"
+    live = usable[~usable["row"].isin(list(dropped))]
+    if frontier_only:
+        keys = ["hardware_id", "model_id", "precision"]
+        for _, g in live.groupby(keys, sort=False):
+            isl = g["isl_tokens"].to_numpy(dtype=float)
+            osl = g["osl_tokens"].to_numpy(dtype=float)
+            # output tokens/s/GPU: the measure that is comparable across workloads
+            out = g["total_equivalent"].to_numpy(dtype=float) * osl / (isl + osl)
+            inter = g["interactivity"].to_numpy(dtype=float)
+            e2e = g["e2e"].to_numpy(dtype=bool)
+            ids = g["row"].to_numpy(dtype=int)
+            for i in range(len(g)):
+                if not np.isfinite(out[i]):
+                    continue
+                for j in range(len(g)):
+                    if j == i or not np.isfinite(out[j]) or (e2e[i] and not e2e[j]):
+                        # an end-to-end rate is below the same run's 1/TPOT: a 1/TPOT point
+                        # cannot be said to dominate it
+                        continue
+                    # j's workload is at least as heavy: as long a context, as many prompt
+                    # tokens per output token
+                    heavier = isl[j] + osl[j] >= isl[i] + osl[i] and isl[j] / osl[j] >= isl[i] / osl[i]
+                    if not heavier:
+                        continue
+                    if out[j] >= out[i] and inter[j] >= inter[i] and (out[j] > out[i] or inter[j] > inter[i]):
+                        other = flat.loc[ids[j]]
+                        dropped[int(ids[i])] = (
+                            f"dominated (measured-frontier rule) by row {ids[j]} ({other['workload']}, "
+                            f"{other['framework']}, {other['as_of']}): {out[j]:.0f} vs {out[i]:.0f} output "
+                            f"tok/s/GPU at {inter[j]:.1f} vs {inter[i]:.1f} tok/s/user"
+                        )
+                        break
+    kept = [int(r) for r in usable["row"] if int(r) not in dropped]
+    ident = ["hardware_id", "model_id", "framework", "workload", "precision", "spec_decoding",
+             "source", "as_of", "throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu",
+             "interactivity_tok_per_s_per_user"]
+    table = flat.loc[sorted(dropped), ident].copy()
+    table.insert(0, "row", sorted(dropped))
+    table["reason"] = [dropped[r] for r in sorted(dropped)]
+    return kept, table.reset_index(drop=True)
+
+
+def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
+    from tokenomics.catalog import hardware as hw_lookup
+    from tokenomics.catalog import model as model_lookup
+
+    usable = _usable(points)
+    if usable.empty:
+        return []
+    if keep is not None:
+        usable = usable[usable["row"].isin(keep)]
+    flat = points.reset_index(drop=True)
+    out: list[_Case] = []
+    for u in usable.itertuples(index=False):
+        row = flat.loc[u.row]
+        m = model_lookup(u.model_id)
+        hw = hw_lookup(u.hardware_id)
+        isl, osl = u.isl_tokens, u.osl_tokens
         fields = _read_config(row, m)
         known = pd.notna(row["tp"]) and pd.notna(row["concurrency"]) and not fields["disaggregated"]
         case = _Case(
-            row=int(str(i)),
+            row=int(u.row),
             hardware=hw,
             model=m,
             kind="config" if known else "frontier",
-            throughput=float(row[measure]),
-            measure=measure,
-            interactivity=float(row["interactivity_tok_per_s_per_user"]),
+            throughput=float(u.throughput),
+            measure=str(u.measure),
+            interactivity=float(u.interactivity),
+            e2e=bool(u.e2e),
             label={
                 "hardware_id": hw.hardware_id,
                 "model_id": m.model_id,
@@ -214,6 +403,8 @@ def _cases(points: pd.DataFrame) -> list[_Case]:
                 "spec_decoding": row.get("spec_decoding"),
                 "disaggregated": fields["disaggregated"],
                 "source": row.get("source"),
+                "as_of": row.get("as_of"),
+                "row": int(u.row),
             },
         )
         if known:
@@ -234,7 +425,17 @@ def _cases(points: pd.DataFrame) -> list[_Case]:
             case.label["parallelism"] = cfg.label
         else:
             cfgs = frontier_configs(m, hw, **fields)
-            case.sweeps = [sw for c in cfgs if (sw := _sweep(m, hw, c, isl, osl)) is not None]
+            capped = pd.notna(row["concurrency"]) and not fields["disaggregated"]
+            conc_all = float(row["concurrency"]) if capped else float("nan")
+            deploy = float(row["num_gpus"]) if pd.notna(row["num_gpus"]) else float("nan")
+            sweeps = []
+            for c in cfgs:
+                # split over replicas where the deployment size is stated, else one replica
+                share = c.num_gpus / deploy if np.isfinite(deploy) else 1.0
+                sw = _sweep(m, hw, c, isl, osl, cap=conc_all * share if capped else None)
+                if sw is not None:
+                    sweeps.append(sw)
+            case.sweeps = sweeps
             case.label["parallelism"] = "frontier"
         if case.sweeps:
             out.append(case)
@@ -250,6 +451,7 @@ class _Problem:
     hbm_bw: np.ndarray
     target: np.ndarray
     output_only: np.ndarray
+    e2e: np.ndarray
     seg_start: np.ndarray
     case_seg: list[slice]
     point_work: _Work | None
@@ -263,6 +465,7 @@ class _Problem:
         bws: list[np.ndarray] = []
         targets: list[np.ndarray] = []
         outs: list[np.ndarray] = []
+        e2es: list[np.ndarray] = []
         starts: list[int] = []
         case_seg: list[slice] = []
         n = 0
@@ -275,6 +478,7 @@ class _Problem:
                 bws.append(np.full(size, sw.setup.hbm_bw))
                 targets.append(np.full(size, c.interactivity))
                 outs.append(np.full(size, c.measure != "throughput_tok_per_s_per_gpu"))
+                e2es.append(np.full(size, c.e2e))
                 n += size
             case_seg.append(slice(first, len(starts)))
         pts = [(i, c.at_point) for i, c in enumerate(cases) if c.kind == "config" and c.at_point]
@@ -289,6 +493,7 @@ class _Problem:
             hbm_bw=np.concatenate(bws),
             target=np.concatenate(targets),
             output_only=np.concatenate(outs),
+            e2e=np.concatenate(e2es),
             seg_start=np.asarray(starts, dtype=int),
             case_seg=case_seg,
             point_work=_stack([p.work for _, p in pts]) if pts else None,
@@ -305,7 +510,8 @@ class _Problem:
         the measured interactivity is out of reach).
         """
         t = _times(self.work, f, self.hbm_bw)
-        inter = t["interactivity_tok_per_s_per_user"]
+        inter = np.where(self.e2e, t["e2e_interactivity_tok_per_s_per_user"],
+                         t["interactivity_tok_per_s_per_user"])
         thr = np.where(self.output_only, t["output_throughput_tok_per_s_per_gpu"],
                        t["throughput_tok_per_s_per_gpu"])
         starts = self.seg_start
@@ -351,8 +557,10 @@ class _Problem:
             meas_p = np.asarray([c.throughput for c in cases])
             int_p = np.asarray([c.interactivity for c in cases])
             wt = self.weight[self.point_case]
+            e2e = np.asarray([c.e2e for c in cases])
+            inter = np.where(e2e, t["e2e_interactivity_tok_per_s_per_user"], t["interactivity_tok_per_s_per_user"])
             r[self.point_case] = np.log(thr / meas_p)  # matched concurrency replaces the frontier term
-            out = [r * self.weight, np.log(t["interactivity_tok_per_s_per_user"] / int_p) * wt]
+            out = [r * self.weight, np.log(inter / int_p) * wt]
         return np.concatenate(out)
 
 
@@ -398,12 +606,23 @@ class Calibration:
         In-sample errors per measured point: ``measured_tok_per_s_per_gpu``,
         ``projected_tok_per_s_per_gpu`` (at matched interactivity; NaN where unreachable),
         ``error_frac`` (projected / measured - 1; -1 where unreachable) and identity columns.
+        Also, per point: ``max_projected_interactivity_tok_per_s_per_user`` and
+        ``beyond_max_interactivity`` (the measured interactivity exceeds what the model reaches);
+        for points of known parallelism and concurrency the secondary, matched-concurrency
+        comparison ``projected_at_concurrency_tok_per_s_per_gpu``,
+        ``projected_interactivity_at_concurrency_tok_per_s_per_user`` and
+        ``error_at_concurrency_frac`` (NaN elsewhere); ``interactivity_measure`` (``"tpot"`` or
+        ``"e2e"``).
     holdout : pandas.DataFrame or None
         The same, each hardware's points predicted by a calibration without that hardware
         (leave-one-hardware-out).
     band : tuple of float
         (low, high) multipliers of projected throughput: p10 and p90 of measured / projected in
         ``holdout`` (else ``residuals``), widened to contain 1.
+    excluded : pandas.DataFrame
+        Measured points the model could read but that were left out, one row each with
+        ``row`` (position in the input points), identity columns and ``reason``: an
+        :data:`EXCLUDED_SOURCES` entry or the measured-frontier rule (module notes).
     """
 
     fitted: dict[str, RooflineFactors]
@@ -411,6 +630,7 @@ class Calibration:
     residuals: pd.DataFrame
     holdout: pd.DataFrame | None
     band: tuple[float, float]
+    excluded: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def factors_for(self, hardware: Hardware | str) -> RooflineFactors:
         """Return the factors for a hardware entry: its family's, else vendor's, else global.
@@ -445,18 +665,30 @@ def _table(cases: list[_Case], factors_of: dict[int, RooflineFactors]) -> pd.Dat
     rows = []
     for c in cases:
         f = factors_of[c.row]
-        best, _, _ = _Problem.build([c]).frontier(f)
+        best, top_int, _ = _Problem.build([c]).frontier(f)
         value = float(best[0])
+        at_conc, int_conc = float("nan"), float("nan")
+        if c.at_point is not None:
+            t = _times(c.at_point.work, f, c.at_point.setup.hbm_bw)
+            at_conc = float(t[c.measure][0])
+            key = "e2e_interactivity_tok_per_s_per_user" if c.e2e else "interactivity_tok_per_s_per_user"
+            int_conc = float(t[key][0])
         rows.append(
             {
                 **c.label,
                 "kind": c.kind,
                 "measure": c.measure,
+                "interactivity_measure": "e2e" if c.e2e else "tpot",
                 "concurrency": c.concurrency,
                 "interactivity_tok_per_s_per_user": c.interactivity,
                 "measured_tok_per_s_per_gpu": c.throughput,
                 "projected_tok_per_s_per_gpu": value,
                 "error_frac": (value / c.throughput - 1.0) if np.isfinite(value) else -1.0,
+                "max_projected_interactivity_tok_per_s_per_user": float(top_int[0]),
+                "beyond_max_interactivity": bool(c.interactivity > top_int[0]),
+                "projected_at_concurrency_tok_per_s_per_gpu": at_conc,
+                "projected_interactivity_at_concurrency_tok_per_s_per_user": int_conc,
+                "error_at_concurrency_frac": at_conc / c.throughput - 1.0,
                 "factors_source": f.source,
             }
         )
@@ -501,6 +733,8 @@ def calibrate(
     holdout: bool = True,
     min_points: int = 3,
     exclude_hardware: Iterable[str] = (),
+    frontier_only: bool = True,
+    excluded_sources: Iterable[tuple[str, str]] | None = None,
 ) -> Calibration:
     """Fit the roofline efficiency factors to measured curve points, per hardware family.
 
@@ -516,6 +750,12 @@ def calibrate(
         Fewest points for a vendor or family to get its own fit (else it inherits).
     exclude_hardware : iterable of str
         Hardware ids left out of the fit.
+    frontier_only : bool
+        Apply the measured-frontier rule (default True): use only points not dominated by
+        another measurement of the same hardware, model, ISL/OSL and precision.
+    excluded_sources : iterable of (str, str), optional
+        (substring of ``source``, reason) pairs of sources to leave out. Default:
+        :data:`EXCLUDED_SOURCES`.
 
     Returns
     -------
@@ -543,11 +783,13 @@ def calibrate(
         from tokenomics.curve_catalog import curves
 
         points = curves(kind="measured")
+    sources = EXCLUDED_SOURCES if excluded_sources is None else tuple(excluded_sources)
+    keep, dropped = _screen(points, frontier_only, sources)
     excluded = set(exclude_hardware)
-    cases = [c for c in _cases(points) if c.hardware.hardware_id not in excluded]
+    cases = [c for c in _cases(points, keep) if c.hardware.hardware_id not in excluded]
     fitted, counts = _calibrate_cases(cases, min_points)
     cal = Calibration(fitted=fitted, points=counts, residuals=pd.DataFrame(), holdout=None,
-                      band=(0.0, 0.0))
+                      band=(0.0, 0.0), excluded=dropped)
     cal.residuals = _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
     if holdout and cases:
         parts = []
@@ -614,6 +856,8 @@ def error_summary(residuals: pd.DataFrame, by: str = "hardware_id") -> pd.DataFr
 
 
 __all__ = [
+    "E2E_INTERACTIVITY_SOURCES",
+    "EXCLUDED_SOURCES",
     "SPEC_ACCEPTANCE_FRAC",
     "SPEC_DRAFT_TOKENS",
     "Calibration",

@@ -36,10 +36,21 @@ Assumptions (stated once, here):
   ``(ep - 1) / ep`` remote part crosses the links; plus one collective latency per collective.
 * Linear layers run at the activation precision's peak; attention at FP8 when the KV cache is
   FP8 or narrower, else BF16.
-* Aggregated serving time-shares prefill and decode on the same accelerators: per request the
-  replica spends ``t_prefill + OSL x t_step / (B x tokens_per_step)``; a user sees the mean
-  inter-token time ``t_step / tokens_per_step + B x t_prefill / OSL``. TTFT is the prefill time
-  of the request (queueing ignored).
+* Aggregated serving runs prefill and decode on the same accelerators with chunked prefill:
+  every decode step also carries the prompt tokens of the requests that step completes,
+  ``B x tokens_per_step / OSL`` prompts of ``ISL`` tokens (``ISL / OSL`` prompt tokens per
+  output token). Their FLOPs (at ``eff_prefill``) add to the step's compute and their
+  activations to its link traffic, while the weights and KV cache are streamed once for the
+  mixed batch::
+
+      t_stage = max(t_compute + t_prefill_chunk, t_memory) + t_comm + t_prefill_comm
+
+  so prefill work stretches TPOT (a user sees ``t_step / tokens_per_step``) and lowers
+  requests/s ``= B x tokens_per_step / (OSL x t_step)``. TTFT is the prefill time of the request
+  alone (queueing ignored).
+* Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
+  parallelism and batches prompts, so its weight reads are amortised: one request costs the
+  pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
 """
 
 from __future__ import annotations
@@ -378,20 +389,24 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     t_memory = (wk.weight_bytes + wk.kv_bytes) / (hbm_bw * f.hbm_bandwidth_eff_frac)
     t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
     fixed = f.step_overhead_s + wk.layers * f.layer_latency_s
-    t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
-    p_comm = wk.prefill_comm_s / f.comm_eff_frac + wk.prefill_collectives * f.collective_latency_s
-    t_p = np.maximum(
-        wk.prefill_compute_s / f.prefill_compute_eff_frac,
-        wk.prefill_weight_bytes / (hbm_bw * f.hbm_bandwidth_eff_frac),
-    ) + p_comm
-    ttft = pp * t_p  # the request passes the pipeline stages one after another
     b, tau, isl, osl, n = wk.batch, wk.tokens_per_step, wk.isl, wk.osl, wk.num_gpus
     disagg = np.asarray(wk.disaggregated, dtype=bool)
-    agg_rate = 1.0 / (t_p + osl * t_step / (b * tau))
-    dis_rate = b * tau / (osl * t_step)
-    rate = np.where(disagg, dis_rate, agg_rate)
-    tpot = np.where(disagg, t_step / tau, t_step / tau + b * t_p / osl)
-    n_prefill = np.where(disagg, rate * t_p * n, np.nan)
+    p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
+    p_link = wk.prefill_comm_s / f.comm_eff_frac
+    # aggregated: the prompts of the B x tau / OSL requests a step completes ride along with it
+    # (chunked prefill), per pipeline stage
+    prompts = np.where(disagg, 0.0, b * tau / osl)
+    t_compute = t_compute + prompts * p_compute / pp
+    t_comm = t_comm + prompts * p_link
+    t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+    p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
+    t_p = np.maximum(p_compute, wk.prefill_weight_bytes / (hbm_bw * f.hbm_bandwidth_eff_frac)) + p_comm
+    ttft = pp * t_p  # the request passes the pipeline stages one after another
+    rate = b * tau / (osl * t_step)
+    tpot = t_step / tau
+    # a disaggregated prefill pool batches prompts: weight reads amortised, FLOPs and links remain
+    t_pool = p_compute + p_link
+    n_prefill = np.where(disagg, rate * t_pool * n, np.nan)
     n_all = np.where(disagg, n + np.nan_to_num(n_prefill), n) * np.ones_like(b)
     input_div = np.where(disagg, n_prefill, n)
     return {
@@ -450,8 +465,9 @@ def decode_step_time_s(
     """Return the time of one decode step of a replica serving ``concurrency`` sequences.
 
     ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layers x t_layer`` (see the
-    module notes for
-    each term). The time per output token is ``t_step / config.tokens_per_step``. Memory
+    module notes for each term). With aggregated serving (the default) the step also carries its
+    share of chunked prefill, ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to
+    ``t_compute``). The time per output token is ``t_step / config.tokens_per_step``. Memory
     capacity is not checked here; :func:`max_concurrency` and :func:`roofline_points` do.
 
     Parameters
@@ -660,17 +676,19 @@ def roofline_points(
 ) -> pd.DataFrame:
     """Return throughput, interactivity and latency of a replica at each concurrency.
 
-    Aggregated serving (prefill and decode share the replica), with ``t_p`` the prefill busy
-    time per request, ``t_s`` the decode step time, ``tau`` tokens per step and ``B`` the
-    concurrency::
+    With ``t_s`` the step time, ``tau`` tokens per step and ``B`` the concurrency::
 
-        requests/s  R    = 1 / (t_p + OSL x t_s / (B x tau))
-        TPOT             = t_s / tau + B x t_p / OSL
+        requests/s  R    = B x tau / (OSL x t_s)
+        TPOT             = t_s / tau
         throughput/GPU   = (ISL + OSL) x R / (tp x pp)       (input + output, like InferenceX)
 
-    Disaggregated serving: ``TPOT = t_s / tau``, ``R = B x tau / (OSL x t_s)`` and the prefill
-    pool is sized to ``R x t_p x tp x pp`` accelerators (fractional); total throughput is divided
-    by all accelerators, output by decode ones, input by prefill ones.
+    Aggregated serving (the default): ``t_s`` is a mixed step that also carries the chunked
+    prefill of the ``B x tau / OSL`` prompts it completes (module notes), so prefill work
+    lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure decode step
+    and the prefill pool is sized to ``R x t_pool x tp x pp`` accelerators (fractional;
+    ``t_pool`` = prefill FLOP and link time of one request, weight reads amortised over the
+    pool's batch); total throughput is divided by all accelerators, output by decode ones, input
+    by prefill ones.
 
     Parameters
     ----------
