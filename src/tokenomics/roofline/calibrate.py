@@ -34,9 +34,9 @@ Assumptions used to read the measured points:
   single-node runs); the hardware might hold more, but the measurement did not go there.
 * Agentic (trace-replay) points, points without ISL/OSL and models outside the catalog are not
   used.
-* Sources in :data:`E2E_INTERACTIVITY_SOURCES` publish a per-user output rate that includes the
-  prefill time (``OSL / E2E latency``), not ``1 / TPOT``; their points are matched against the
-  model's ``e2e_interactivity_tok_per_s_per_user``.
+* Points that carry only an end-to-end per-user rate (``e2e_interactivity_tok_per_s_per_user``,
+  ``OSL / E2E latency``, prefill time included) and no ``1 / TPOT`` interactivity are matched
+  against the model's end-to-end interactivity.
 
 Which measured points calibrate the model (the **measured-frontier rule**):
 
@@ -90,13 +90,6 @@ SPEC_ACCEPTANCE_FRAC: float = 0.85
 
 EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
     (
-        "lmsys.org/blog/2025-02-19-gb300-longctx",
-        "ambiguous throughput: the LMSYS GB200/GB300 NVL72 128k/8k 'TPS/GPU' most likely counts output "
-        "tokens only (LMSYS convention; 36-40 requests per decode GPU at 23-65 tok/s/user only add up "
-        "that way) but is stored as total throughput, and whether prefill GPUs are in the denominator "
-        "is not stated",
-    ),
-    (
         "agg_kimik2.5_",
         "pathological development-branch runs (InferenceX, ROCm vLLM, Kimi-K2.5 W4A16 with MTP, TP8 "
         "on MI355X): at 8k/1k, 230-300 ms TPOT with 32-64 sequences and 1.8-2.3 s TTFT, while "
@@ -115,15 +108,7 @@ EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
 )
 """Measured sources left out of calibration and validation: (substring of ``source``, reason)."""
 
-E2E_INTERACTIVITY_SOURCES: tuple[tuple[str, str], ...] = (
-    (
-        "Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM",
-        "trtllm-bench 'per user output throughput' = output tokens per request-second, TTFT included",
-    ),
-)
-"""Sources whose ``interactivity_tok_per_s_per_user`` is an end-to-end per-user rate
-(``OSL / E2E latency``): (substring of ``source``, reason). Matched to the model's end-to-end
-interactivity."""
+
 
 _LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "prefill_compute_eff_frac": 0.05,
           "comm_eff_frac": 0.05, "step_overhead_s": 1e-4, "layer_latency_s": 1e-6}
@@ -276,7 +261,9 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
             continue
         if pd.isna(row["isl_tokens"]) or pd.isna(row["osl_tokens"]):
             continue
-        if pd.isna(row["interactivity_tok_per_s_per_user"]):
+        e2e = pd.isna(row["interactivity_tok_per_s_per_user"])
+        x_col = "e2e_interactivity_tok_per_s_per_user" if e2e else "interactivity_tok_per_s_per_user"
+        if pd.isna(row.get(x_col)):
             continue
         isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
         disagg = bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False
@@ -304,8 +291,8 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
                 "measure": measure,
                 "throughput": float(row[measure]),
                 "total_equivalent": total,
-                "interactivity": float(row["interactivity_tok_per_s_per_user"]),
-                "e2e": _source_match(row.get("source"), E2E_INTERACTIVITY_SOURCES) is not None,
+                "interactivity": float(row[x_col]),
+                "e2e": bool(e2e),
             }
         )
     return pd.DataFrame(rows)
@@ -856,7 +843,6 @@ def error_summary(residuals: pd.DataFrame, by: str = "hardware_id") -> pd.DataFr
 
 
 __all__ = [
-    "E2E_INTERACTIVITY_SOURCES",
     "EXCLUDED_SOURCES",
     "SPEC_ACCEPTANCE_FRAC",
     "SPEC_DRAFT_TOKENS",
