@@ -11,8 +11,11 @@ the dropped points are listed with their reasons.
 Also printed: in-sample errors, the error per measured series, the number of measured points
 beyond the model's highest interactivity, a secondary matched-concurrency error for points of
 known parallelism and concurrency (a matched-interactivity comparison near a curve's vertical end
-magnifies a small latency miss), and the time of a projected curve (20 concurrencies x 4 configs)
-against the time of one decode-step evaluation measured in the same run.
+magnifies a small latency miss), whether the stored calibration
+(``data/roofline/calibrated_factors.csv``) matches this fit and how long reading it takes against
+fitting, and the time of a projected curve (20 concurrencies x 4 configs; and the default
+frontier search at best-practice precisions) against the time of one decode-step evaluation
+measured in the same run.
 
 Run: python benchmarks/validate_roofline.py
 """
@@ -25,7 +28,15 @@ import numpy as np
 import pandas as pd
 
 import tokenomics as tk
-from tokenomics.roofline import ServingConfig, calibrate, error_summary, project_curve
+from tokenomics.roofline import (
+    REGENERATE_COMMAND,
+    ServingConfig,
+    calibrate,
+    error_summary,
+    load_calibration,
+    project_curve,
+)
+from tokenomics.roofline.calibrate import calibration_table
 
 GOAL_MEDIAN_ABS_ERROR_FRAC = 0.20
 
@@ -89,6 +100,16 @@ def main() -> None:
           f"<= {100 * GOAL_MEDIAN_ABS_ERROR_FRAC:.0f} %")
     print(f"uncertainty band (p10-p90 of measured/projected, held out): x{cal.band[0]:.2f} - x{cal.band[1]:.2f}\n")
 
+    t0 = time.perf_counter()
+    stored = load_calibration()
+    t_load = time.perf_counter() - t0
+    fresh = calibration_table(cal).set_index(["scope", "parameter"])["value"].astype(float).sort_index()
+    kept = calibration_table(stored).set_index(["scope", "parameter"])["value"].astype(float).sort_index()
+    same = fresh.index.equals(kept.index) and bool(np.allclose(fresh, kept, rtol=1e-6))
+    print(f"stored calibration: {'matches this fit' if same else 'STALE, run ' + REGENERATE_COMMAND}; "
+          f"reading it takes {1e3 * t_load:.1f} ms = 1/{t_cal / t_load:.0f} of the fit with hold-out "
+          f"({t_cal:.1f} s)\n")
+
     configs = [ServingConfig(tp=t, ep=t, dp_attention=d, weight_precision="fp4", kv_precision="fp8")
                for t in (8, 16) for d in (False, True)]
     factors = cal.factors_for("gb200-nvl72")
@@ -104,6 +125,12 @@ def main() -> None:
     t_step = (time.perf_counter() - t0) / n
     print(f"project_curve (~20 concurrencies x {len(configs)} configs): {1e3 * t_curve:.1f} ms "
           f"= {t_curve / t_step:.0f}x one decode-step evaluation ({1e3 * t_step:.2f} ms)")
+    t0 = time.perf_counter()
+    for _ in range(n):
+        default = project_curve("deepseek-r1", "gb200-nvl72", isl_tokens=8192.0, osl_tokens=1024.0)
+    t_default = (time.perf_counter() - t0) / n
+    print(f"project_curve default (frontier search, {default['config'].nunique()} configs, best-practice "
+          f"precisions): {1e3 * t_default:.1f} ms = {t_default / t_step:.0f}x one decode-step evaluation")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,17 +12,25 @@ import tokenomics as tk
 from tokenomics.catalog import Hardware, Model
 from tokenomics.roofline import (
     BAND_COLUMNS,
+    FITTED_FACTORS,
+    PRECISION_RULE,
+    REGENERATE_COMMAND,
     RooflineFactors,
     ServingConfig,
+    best_practice_precisions,
     calibrate,
     decode_step_time_s,
+    default_config,
     default_factors,
     error_summary,
+    frontier_configs,
+    load_calibration,
     max_concurrency,
     prefill_time_s,
     project_curve,
     roofline_points,
     weight_bytes_per_gpu,
+    write_calibrated_factors,
 )
 from tokenomics.schema import CURVE_COLUMNS
 
@@ -334,3 +344,140 @@ def test_projection_without_factors_uses_calibration() -> None:
     c = project_curve("deepseek-r1", "vr200", configs=cfg)
     assert "inherited" in c["factors_source"].iloc[0]
     assert c.attrs["band"] == tk.roofline.bundled_calibration().band
+
+
+# --- stored calibration -------------------------------------------------------------------------
+
+
+def test_stored_calibration_matches_a_refit(calibration: tk.Calibration) -> None:
+    # data/roofline/calibrated_factors.csv must be the fit of the bundled measured curves: a
+    # change to the curves or to the fit without regenerating the file fails here.
+    stored = load_calibration()
+    stale = f"data/roofline/calibrated_factors.csv is stale; regenerate it with: {REGENERATE_COMMAND}"
+    assert stored.points == calibration.points, stale
+    assert set(stored.fitted) == set(calibration.fitted), stale
+    for scope, fresh in calibration.fitted.items():
+        for name in FITTED_FACTORS:
+            got, want = getattr(stored.fitted[scope], name), getattr(fresh, name)
+            assert got == pytest.approx(want, rel=0.02), f"{scope} {name}: stored {got:.4g}, refit {want:.4g}. {stale}"
+    assert stored.band == pytest.approx(calibration.band, rel=0.02), stale
+
+
+def test_bundled_calibration_reads_the_file_without_fitting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    module = importlib.import_module("tokenomics.roofline.calibrate")
+
+    def no_fit(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the stored calibration must not be refitted")
+
+    monkeypatch.setattr(module, "_fit", no_fit)
+    monkeypatch.setattr(module, "calibrate", no_fit)
+    cal = load_calibration()
+    assert "regenerate" in cal.provenance
+    assert REGENERATE_COMMAND in cal.provenance
+    assert cal.holdout is None
+    assert cal.residuals.empty
+    assert cal.factors_for("gb200-nvl72") == tk.roofline.bundled_calibration().factors_for("gb200-nvl72")
+    assert "family:blackwell" in cal.factors_for("gb200-nvl72").source
+
+
+def test_calibration_file_round_trip(calibration: tk.Calibration, tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = write_calibrated_factors(Path(str(tmp_path)) / "factors.csv", calibration=calibration)
+    text = path.read_text()
+    assert text.startswith("# ")
+    assert REGENERATE_COMMAND in text
+    assert "produced: " in text
+    back = load_calibration(path)
+    assert back.points == calibration.points
+    assert back.band == pytest.approx(calibration.band, rel=1e-12)
+    for scope, f in calibration.fitted.items():
+        assert back.fitted[scope].model_dump(exclude={"source"}) == pytest.approx(f.model_dump(exclude={"source"}))
+    for hw in ("vr200", "tpu-v7", "mi355x", "h100"):
+        assert back.factors_for(hw) == calibration.factors_for(hw)
+
+
+def test_missing_calibration_file_names_the_command(tmp_path: object) -> None:
+    from pathlib import Path
+
+    with pytest.raises(FileNotFoundError, match=re.escape(REGENERATE_COMMAND)):
+        load_calibration(Path(str(tmp_path)) / "absent.csv")
+
+
+# --- default projection: frontier over parallelism at best-practice precisions ------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "hardware", "expected"),
+    [
+        # MoE on FP4 hardware: FP4 experts, FP8 attention/dense, FP8 KV
+        ("deepseek-r1", "gb200-nvl72", ("fp4", "fp8", "fp8", None)),
+        ("deepseek-r1", "mi355x", ("fp4", "fp8", "fp8", None)),
+        # FP8 without FP4: FP8 everywhere
+        ("deepseek-r1", "h200", ("fp8", "fp8", "fp8", None)),
+        ("kimi-k2", "tpu-v7", ("fp8", "fp8", "fp8", None)),
+        # native INT4 / MXFP4 experts narrower than FP8: kept, BF16 matrix multiplies (W4A16)
+        ("kimi-k2.5", "h200", (None, "fp8", "fp8", "bf16")),
+        ("gpt-oss-120b", "mi300x", (None, "fp8", "fp8", "bf16")),
+        # dense models: FP8 weights even where FP4 units exist; BF16 on BF16-only hardware
+        ("llama-3.3-70b", "b200", ("fp8", None, "fp8", None)),
+        ("llama-3.3-70b", "tpu-v5e", ("bf16", None, "bf16", None)),
+    ],
+)
+def test_best_practice_precisions_rule(model: str, hardware: str, expected: tuple[str | None, ...]) -> None:
+    got = best_practice_precisions(model, hardware)
+    keys = ("weight_precision", "dense_weight_precision", "kv_precision", "activation_precision")
+    assert tuple(got[k] for k in keys) == expected
+
+
+def test_default_projection_searches_the_rack_scale_frontier() -> None:
+    kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
+    pts = project_curve("deepseek-r1", "gb200-nvl72", **kw)
+    # the search reaches the NVL72 domain (EP 64) and states its precisions on every row
+    assert pts["ep"].max() == 64
+    assert set(pts["precision"]) == {"fp4"}
+    assert pts["config"].str.contains("experts fp4, dense fp8, KV fp8").all()
+    assert pts.attrs["precision_rule"] == PRECISION_RULE
+    assert pts["note"].str.contains("best-practice precisions").all()
+    # ... and is exactly the explicit sweep over frontier_configs at those precisions
+    m, hw = tk.model("deepseek-r1"), tk.hardware("gb200-nvl72")
+    explicit = project_curve(m, hw, configs=frontier_configs(m, hw, **best_practice_precisions(m, hw)), **kw)
+    cols = ["config", "concurrency", "throughput_tok_per_s_per_gpu", "interactivity_tok_per_s_per_user"]
+    pd.testing.assert_frame_equal(pts[cols], explicit[cols])
+    assert explicit.attrs["precision_rule"] == "explicit configs"
+    # at 50 tok/s/user the frontier uses more than one 8-GPU node of the rack, and the former
+    # default (smallest TP that fits, native FP8, BF16 KV) is several times lower
+    curve = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+    best = tk.pareto_frontier(pts, by=None)
+    near = best.iloc[(best["interactivity_tok_per_s_per_user"] - 50.0).abs().argsort()[:1]]
+    assert int(near["tp"].iloc[0]) >= 16
+    small = project_curve(m, hw, configs=default_config(m, hw), **kw)
+    small_curve = tk.ThroughputCurve.from_points(small, allow_mixed_groups=True)
+    assert float(curve.throughput_at(50.0)) > 3 * float(small_curve.throughput_at(20.0))
+
+
+def test_default_projection_frontier_option_keeps_only_the_envelope() -> None:
+    pts = project_curve("deepseek-r1", "b200", isl_tokens=1024.0, osl_tokens=1024.0)
+    env = project_curve("deepseek-r1", "b200", isl_tokens=1024.0, osl_tokens=1024.0, frontier=True)
+    assert len(env) < len(pts)
+    expected = tk.pareto_frontier(pts, by=None)
+    np.testing.assert_allclose(env["throughput_tok_per_s_per_gpu"], expected["throughput_tok_per_s_per_gpu"])
+    # B200 is an 8-GPU node: the aggregated search stays within it
+    assert pts["tp"].max() == 8
+    a = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+    b = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    x = np.geomspace(*a.interactivity_range, 7)[1:-1]
+    np.testing.assert_allclose(a.throughput_at(x), b.throughput_at(x))
+
+
+def test_default_projection_keeps_narrow_native_weights() -> None:
+    pts = project_curve("kimi-k2.5", "h200", isl_tokens=1024.0, osl_tokens=1024.0)
+    assert set(pts["precision"]) == {"int4"}
+    assert pts["config"].str.contains("compute bf16").all()
+    tpu = project_curve("llama-3.3-70b", "tpu-v5e", isl_tokens=1024.0, osl_tokens=1024.0)
+    assert set(tpu["precision"]) == {"bf16"}
+    assert tpu["config"].str.endswith("KV bf16").all()
+    # 141 GB of BF16 weights do not fit 8 x 16 GB: the smallest TP that fits instead of TP <= 8
+    assert set(tpu["tp"]) == {16.0}

@@ -29,7 +29,10 @@ def reference_curve(
     Measured: the bundled points (:func:`tokenomics.curve_catalog.curves`, ``kind="measured"``)
     of the workload ``ISL/OSL``, as their Pareto envelope over serving configurations, when
     at least two frontier points exist. Otherwise the roofline projection
-    (:func:`tokenomics.roofline.project.project_curve`) at the same ISL/OSL, with its band.
+    (:func:`tokenomics.roofline.project.project_curve`) at the same ISL/OSL, with its band: its
+    default search over parallelism (TP/EP up to the scale-up domain, 64) at best-practice
+    precisions (:data:`tokenomics.roofline.PRECISION_RULE`), the curve being the Pareto
+    envelope of all those points.
 
     Parameters
     ----------

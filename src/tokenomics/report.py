@@ -445,7 +445,8 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("workload ISL/OSL", f"{opts.isl_tokens:g}/{opts.osl_tokens:g}", "tokens",
          "input and output sequence length; input share = ISL / (ISL + OSL), no prefix-cache hits"),
         ("curves", "measured where >= 2 bundled points exist at this ISL/OSL, else roofline projection",
-         "", "measured: Pareto envelope over serving configurations; projected: calibrated roofline "
+         "", "measured: Pareto envelope over serving configurations; projected: calibrated roofline, "
+         "Pareto envelope over TP/EP (up to the scale-up domain, 64) at best-practice precisions, "
          "with its throughput band"),
         ("TCO basis", opts.tco_label(), "USD/GPU-hour",
          "per allocated accelerator-hour; idle hours are paid too"),

@@ -73,3 +73,31 @@ def test_narrower_weights_never_slower(model: str, batch: float) -> None:
         for p in ("bf16", "fp8", "fp4")
     ]
     assert steps[0] >= steps[1] >= steps[2]
+
+
+ALL_MODELS = list(tk.catalog.model_table().index)
+ALL_HARDWARE = list(tk.catalog.hardware_table().index)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), hw=st.sampled_from(ALL_HARDWARE))
+def test_best_practice_precisions_never_widen_weights_and_match_the_hardware(model: str, hw: str) -> None:
+    from tokenomics.precision import bytes_per_element
+    from tokenomics.roofline import best_practice_precisions
+
+    m, h = tk.model(model), tk.hardware(hw)
+    p = best_practice_precisions(m, h)
+    weights = p["weight_precision"] or m.native_weight_precision
+    # stored expert weights are never wider than the checkpoint, nor wider than FP8 where FP8 exists
+    assert bytes_per_element(weights) <= bytes_per_element(m.native_weight_precision)
+    if h.fp8_dense_tflops is not None:
+        assert bytes_per_element(weights) <= 1.0
+    # FP4 only for routed experts, only on FP4 hardware
+    if weights in ("fp4", "nvfp4") and p["weight_precision"] is not None:
+        assert m.is_moe
+        assert h.fp4_dense_tflops is not None
+    # KV cache FP8 exactly where the hardware has an FP8 rate
+    assert p["kv_precision"] == ("fp8" if h.fp8_dense_tflops is not None else "bf16")
+    # weights kept narrower than the hardware computes are multiplied in BF16
+    if p["weight_precision"] is None:
+        assert p["activation_precision"] == "bf16"

@@ -8,11 +8,15 @@ Physics in :mod:`tokenomics.roofline.step`, efficiency factors in
 from __future__ import annotations
 
 from tokenomics.roofline.calibrate import (
+    REGENERATE_COMMAND,
     Calibration,
     bundled_calibration,
     calibrate,
+    calibrated_factors_path,
     error_summary,
     frontier_configs,
+    load_calibration,
+    write_calibrated_factors,
 )
 from tokenomics.roofline.factors import (
     FITTED_FACTORS,
@@ -23,7 +27,10 @@ from tokenomics.roofline.factors import (
 from tokenomics.roofline.project import (
     BAND_COLUMNS,
     DEFAULT_CONCURRENCY,
+    PRECISION_RULE,
     UNCALIBRATED_BAND,
+    best_practice_precisions,
+    config_label,
     default_config,
     project_curve,
 )
@@ -40,21 +47,28 @@ __all__ = [
     "BAND_COLUMNS",
     "DEFAULT_CONCURRENCY",
     "FITTED_FACTORS",
+    "PRECISION_RULE",
+    "REGENERATE_COMMAND",
     "UNCALIBRATED_BAND",
     "Calibration",
     "RooflineFactors",
     "ServingConfig",
+    "best_practice_precisions",
     "bundled_calibration",
     "calibrate",
+    "calibrated_factors_path",
+    "config_label",
     "decode_step_time_s",
     "default_config",
     "default_factor_table",
     "default_factors",
     "error_summary",
     "frontier_configs",
+    "load_calibration",
     "max_concurrency",
     "prefill_time_s",
     "project_curve",
     "roofline_points",
     "weight_bytes_per_gpu",
+    "write_calibrated_factors",
 ]

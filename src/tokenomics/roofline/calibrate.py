@@ -59,11 +59,13 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import least_squares
 
+from tokenomics._validate import unknown_name_error
 from tokenomics.catalog._entities import Hardware, Model
 from tokenomics.precision import canonical_precision
 from tokenomics.roofline.factors import (
@@ -610,6 +612,11 @@ class Calibration:
         Measured points the model could read but that were left out, one row each with
         ``row`` (position in the input points), identity columns and ``reason``: an
         :data:`EXCLUDED_SOURCES` entry or the measured-frontier rule (module notes).
+    provenance : str
+        How the factors were obtained: fitted in this process, or read from the stored file of
+        :func:`load_calibration` (its date, point count and regeneration command). A stored
+        calibration carries no residuals, held-out residuals or excluded points (empty
+        frames); :func:`calibrate` recomputes them.
     """
 
     fitted: dict[str, RooflineFactors]
@@ -618,6 +625,7 @@ class Calibration:
     holdout: pd.DataFrame | None
     band: tuple[float, float]
     excluded: pd.DataFrame = field(default_factory=pd.DataFrame)
+    provenance: str = "fitted in this process"
 
     def factors_for(self, hardware: Hardware | str) -> RooflineFactors:
         """Return the factors for a hardware entry: its family's, else vendor's, else global.
@@ -793,16 +801,190 @@ def calibrate(
     return cal
 
 
-@functools.cache
-def bundled_calibration() -> Calibration:
-    """Return the calibration against the bundled measured curves (computed once per process).
+REGENERATE_COMMAND: str = "python -m tokenomics.roofline --write"
+"""Shell command that refits the bundled calibration and rewrites its stored file."""
+
+_UNITS = {"step_overhead_s": "s", "layer_latency_s": "s", "collective_latency_s": "s"}
+_BAND_PARAMETERS = ("throughput_low_ratio", "throughput_high_ratio")
+
+
+def calibrated_factors_path() -> Path:
+    """Return the path of the stored bundled calibration, ``data/roofline/calibrated_factors.csv``.
+
+    Returns
+    -------
+    pathlib.Path
+        Inside the package data, so it ships with the wheel.
+
+    Examples
+    --------
+    >>> calibrated_factors_path().name
+    'calibrated_factors.csv'
+    """
+    from tokenomics.catalog import data_dir
+
+    return data_dir() / "roofline" / "calibrated_factors.csv"
+
+
+def calibration_table(calibration: Calibration) -> pd.DataFrame:
+    """Return a calibration's factors, point counts and band as a tidy table.
+
+    Parameters
+    ----------
+    calibration : Calibration
+        E.g. ``calibrate()``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``scope, parameter, value, unit, note``: every :class:`RooflineFactors` field of
+        each fitted scope (fitted or stated default, said in ``note``), ``measured_points`` of
+        every scope [count], and scope ``band`` with ``throughput_low_ratio`` and
+        ``throughput_high_ratio`` (p10 and p90 of measured / projected throughput).
+    """
+    rows: list[dict[str, object]] = []
+    for scope, f in calibration.fitted.items():
+        for name, value in f.model_dump(exclude={"source"}).items():
+            note = "fitted" if name in FITTED_FACTORS else "stated default (not fitted)"
+            rows.append({"scope": scope, "parameter": name, "value": float(value),
+                         "unit": _UNITS.get(name, "fraction"), "note": note})
+    for scope, n in calibration.points.items():
+        note = "own fit" if scope in calibration.fitted else "too few points: inherits its parent scope"
+        rows.append({"scope": scope, "parameter": "measured_points", "value": int(n),
+                     "unit": "count", "note": note})
+    basis = "leave-one-hardware-out" if calibration.holdout is not None else "in-sample"
+    for name, value, q in zip(_BAND_PARAMETERS, calibration.band, ("p10", "p90"), strict=True):
+        rows.append({"scope": "band", "parameter": name, "value": float(value), "unit": "ratio",
+                     "note": f"{q} of measured / projected throughput ({basis}), widened to contain 1"})
+    table = pd.DataFrame(rows, columns=["scope", "parameter", "value", "unit", "note"])
+    table["value"] = pd.Series([r["value"] for r in rows], dtype=object)  # counts stay integers
+    return table
+
+
+def write_calibrated_factors(path: Path | str | None = None, calibration: Calibration | None = None) -> Path:
+    """Fit the bundled calibration and store it (the file :func:`bundled_calibration` reads).
+
+    Run after any change to the measured curves or to the fit (command:
+    :data:`REGENERATE_COMMAND`); a test refits and fails while the stored file is stale.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Output CSV. Default :func:`calibrated_factors_path`.
+    calibration : Calibration, optional
+        Calibration to store. Default ``calibrate()`` (with leave-one-hardware-out, which sets
+        the band; about 10 s).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written: comment lines (``#``) stating date, package version, points used and
+        the command, then :func:`calibration_table`.
+    """
+    import datetime
+
+    from tokenomics import __version__
+
+    cal = calibration if calibration is not None else calibrate()
+    out = Path(path) if path is not None else calibrated_factors_path()
+    held = ""
+    if cal.holdout is not None and len(cal.holdout):
+        med = float(error_summary(cal.holdout).loc["overall", "median_abs_error_frac"])
+        held = f"; leave-one-hardware-out median abs throughput error {med:.3f}"
+    header = [
+        "Roofline efficiency factors fitted by tokenomics.roofline.calibrate() (default arguments) to the",
+        "bundled measured curves (data/curves/measured_points.csv); read by bundled_calibration().",
+        f"produced: {datetime.date.today().isoformat()}; tokenomics {__version__}; measured points used: "
+        f"{len(cal.residuals)} ({len(cal.excluded)} left out){held}",
+        f"regenerate after changing the measured curves or the fit: {REGENERATE_COMMAND}",
+    ]
+    text = "".join(f"# {line}\n" for line in header)
+    out.write_text(text + calibration_table(cal).to_csv(index=False), encoding="utf-8")
+    return out
+
+
+def load_calibration(path: Path | str | None = None) -> Calibration:
+    """Read a stored calibration (factors per scope, point counts, band) without fitting.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        CSV written by :func:`write_calibrated_factors`. Default :func:`calibrated_factors_path`.
 
     Returns
     -------
     Calibration
-        As :func:`calibrate` with default arguments.
+        With ``fitted``, ``points``, ``band`` and ``provenance`` (the file's comment lines);
+        ``residuals`` and ``excluded`` are empty and ``holdout`` is None.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is missing (the message names the command that writes it).
+    KeyError
+        If it names a parameter :class:`RooflineFactors` does not have.
+    ValueError
+        If the band rows are missing.
     """
-    return calibrate()
+    src = Path(path) if path is not None else calibrated_factors_path()
+    if not src.is_file():
+        raise FileNotFoundError(f"no stored roofline calibration at {src}; write it with: {REGENERATE_COMMAND}")
+    lines = src.read_text(encoding="utf-8").splitlines()
+    comments = [ln[1:].strip() for ln in lines if ln.startswith("#")]
+    table = pd.read_csv(src, comment="#", dtype={"scope": str, "parameter": str})
+    known = set(RooflineFactors.model_fields) - {"source"}
+    fitted: dict[str, RooflineFactors] = {}
+    points: dict[str, int] = {}
+    band: dict[str, float] = {}
+    for scope, g in table.groupby("scope", sort=False):
+        values = dict(zip(g["parameter"].astype(str), g["value"].astype(float), strict=True))
+        if scope == "band":
+            band = values
+            continue
+        if "measured_points" in values:
+            points[str(scope)] = int(values.pop("measured_points"))
+        for name in values:
+            if name not in known:
+                raise unknown_name_error("roofline factor", name, known)
+        if values:
+            fitted[str(scope)] = RooflineFactors(**values, source=f"calibrated on {scope}")
+    if set(band) != set(_BAND_PARAMETERS):
+        raise ValueError(f"{src} lacks the band rows {_BAND_PARAMETERS}; rewrite it with: {REGENERATE_COMMAND}")
+    produced = next((c for c in comments if c.startswith("produced:")), "date not stated")
+    return Calibration(
+        fitted=fitted, points=points, residuals=pd.DataFrame(), holdout=None,
+        band=(band[_BAND_PARAMETERS[0]], band[_BAND_PARAMETERS[1]]),
+        provenance=f"stored in {src.name} ({produced}); regenerate: {REGENERATE_COMMAND}",
+    )
+
+
+@functools.cache
+def bundled_calibration() -> Calibration:
+    """Return the calibration against the bundled measured curves, read from its stored file.
+
+    No fitting at run time: the factors, point counts and band were fitted by
+    :func:`calibrate` (default arguments) and stored by :func:`write_calibrated_factors` in
+    ``data/roofline/calibrated_factors.csv``; a test refits and checks they still match the
+    bundled measured curves. For residuals, held-out errors and the excluded points, call
+    :func:`calibrate`.
+
+    Returns
+    -------
+    Calibration
+        As :func:`load_calibration`, read once per process.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the stored file is missing (the message names :data:`REGENERATE_COMMAND`).
+
+    Examples
+    --------
+    >>> cal = bundled_calibration()
+    >>> "regenerate" in cal.provenance
+    True
+    """
+    return load_calibration()
 
 
 def error_summary(residuals: pd.DataFrame, by: str = "hardware_id") -> pd.DataFrame:
@@ -844,12 +1026,17 @@ def error_summary(residuals: pd.DataFrame, by: str = "hardware_id") -> pd.DataFr
 
 __all__ = [
     "EXCLUDED_SOURCES",
+    "REGENERATE_COMMAND",
     "SPEC_ACCEPTANCE_FRAC",
     "SPEC_DRAFT_TOKENS",
     "Calibration",
     "bundled_calibration",
     "calibrate",
+    "calibrated_factors_path",
+    "calibration_table",
     "error_summary",
     "frontier_configs",
+    "load_calibration",
+    "write_calibrated_factors",
 ]
 
