@@ -83,7 +83,8 @@ def test_cost_reads_measured_curve(capsys):
                      "--format", "json")
     assert rc == 0
     row = json.loads(out)[0]
-    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="1k/1k")
+    # default workload: ISL/OSL 8192/1024
+    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="8k/1k")
     curve = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
     assert row["throughput_from"] == "measured"
     assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
@@ -99,7 +100,7 @@ def test_cost_outside_curve_is_one_line_error(capsys):
 def test_margin_by_hand(capsys):
     rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--model", "kimi-k2", "--utilization", "0.6",
                      "--license-fee", "0.3", "--price-input", "0.6", "--price-output", "2.5",
-                     "--throughput", "1500", "--format", "csv")
+                     "--throughput", "1500", "--isl", "1024", "--osl", "1024", "--format", "csv")
     assert rc == 0
     row = pd.read_csv(io.StringIO(out)).iloc[0]
     rate = tk.tco("gb300", "hyperscaler").usd_per_gpu_hour

@@ -111,7 +111,8 @@ def test_headline_table_recomputes_from_csv(out):
     # ... and the CSV's numbers satisfy the chain's formulas, recomputed here by hand
     q = r.throughput_tok_per_s_per_gpu * 3600 * r.utilization_frac / 1e6  # Mtok per GPU-hour
     cost = r.cost_usd_per_gpu_hour / q
-    price = 0.5 * r.input_usd_per_mtok + 0.5 * r.output_usd_per_mtok  # ISL = OSL: half input
+    # default ISL/OSL 8192/1024: 8 of 9 tokens are input (no cache hits by default)
+    price = 8 / 9 * r.input_usd_per_mtok + 1 / 9 * r.output_usd_per_mtok
     margin = 1 - r.license_fee_frac - cost / price
     u_star = r.cost_usd_per_gpu_hour / (price * (1 - r.license_fee_frac) * r.throughput_tok_per_s_per_gpu * 3600 / 1e6)
     assert r.cost_usd_per_mtok == pytest.approx(cost, rel=1e-12)
@@ -127,7 +128,7 @@ def test_headline_table_recomputes_from_csv(out):
 
 def test_headline_throughput_read_off_measured_curve(out):
     head = pd.read_csv(out / "headline.csv")
-    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="1k/1k")
+    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="8k/1k")
     curve = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
     assert head["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(float(curve.throughput_at(50.0)))
     assert head["curve_kind"].iloc[0] == "measured"
@@ -139,6 +140,7 @@ def test_defaults_stated():
     assert opts.utilization_frac == 0.6
     assert opts.tco_basis == "itemised"
     assert opts.tco_profile == "hyperscaler"
+    assert (opts.isl_tokens, opts.osl_tokens) == (8192.0, 1024.0)
     assert tk.model("deepseek-r1").open_weights
     assert report.default_license_fee_frac("deepseek-r1") == 0.0
 

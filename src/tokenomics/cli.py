@@ -163,7 +163,7 @@ def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> No
     p.add_argument("--throughput", type=float, metavar="TOK_PER_S_PER_GPU",
                    help="give throughput directly (input + output tokens/s per GPU)")
     p.add_argument("--utilization", type=float, default=0.6, help="busy fraction of paid hours (default 0.6)")
-    p.add_argument("--isl", type=float, default=1024.0, help="input sequence length [tokens] (default 1024)")
+    p.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
     p.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
     _add_tco_options(p)
 
@@ -371,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "  tokenomics report --tco-vintage 2026-09 --tco-tier hyperscaler --force\n\n"
                     "defaults: DeepSeek-R1 and gpt-oss-120b; every system with a measured or projected\n"
                     "curve and a TCO; itemised hyperscaler TCO; utilization 0.6; license fee 0.30 for a\n"
-                    "licensed model, 0 for open weights; catalog list prices; ISL/OSL 1024/1024; margin\n"
+                    "licensed model, 0 for open weights; catalog list prices; ISL/OSL 8192/1024; margin\n"
                     "at 50 tok/s/user.\n")
     rp.add_argument("-o", "--output", default="tokenomics-report", metavar="DIR",
                     help="output directory (default: tokenomics-report)")
@@ -382,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="license fee share of revenue for every model (default by license)")
     rp.add_argument("--interactivity", type=float, default=50.0, metavar="TOK_PER_S_PER_USER",
                     help="reference interactivity of the margin table (default 50)")
-    rp.add_argument("--isl", type=float, default=1024.0, help="input sequence length [tokens] (default 1024)")
+    rp.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
     rp.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
     rp.add_argument("--provider", help="price provider (default first-party or latest)")
     _add_tco_options(rp)

@@ -103,8 +103,9 @@ class ReportOptions(BaseModel):
         Published TCO set and tier (default "2026-09", "hyperscaler").
     reference_interactivity_tok_per_s_per_user : float, default 50
         Interactivity at which throughput, cost and margin are compared [tok/s/user].
-    isl_tokens, osl_tokens : float, default 1024
-        Input and output sequence length of the workload [tokens].
+    isl_tokens, osl_tokens : float, default 8192 and 1024
+        Input and output sequence length of the workload [tokens]; 8k/1k is the fixed-sequence
+        workload InferenceX benchmarks today (1k/1k was retired in July 2026).
     price_provider : str, optional
         API price provider (default the catalog's first-party or latest price).
     """
@@ -120,7 +121,7 @@ class ReportOptions(BaseModel):
     tco_vintage: str = "2026-09"
     tco_tier: str = "hyperscaler"
     reference_interactivity_tok_per_s_per_user: float = 50.0
-    isl_tokens: float = 1024.0
+    isl_tokens: float = 8192.0
     osl_tokens: float = 1024.0
     price_provider: str | None = None
 
