@@ -10,6 +10,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -271,7 +272,7 @@ def _cmd_ingest(args: argparse.Namespace) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from tokenomics.report import DEFAULT_MODELS, ReportOptions, write_report
+    from tokenomics.report import DEFAULT_MODELS, ReportOptions, headline_frame, write_report
 
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
@@ -288,7 +289,34 @@ def _cmd_report(args: argparse.Namespace) -> None:
         **kw,
     )
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
+    if not args.quiet:
+        _emit(_report_summary(headline_frame(path.parent), opts), "table", index=False)
     sys.stdout.write(f"{path}\n")
+
+
+def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
+    """Format the headline of a report as a terminal table, cheapest system first per model."""
+    cols = {
+        "model_id": "model",
+        "hardware_id": "hardware",
+        "curve_kind": "curve",
+        "throughput_tok_per_s_per_gpu": "tok/s/GPU",
+        "cost_usd_per_gpu_hour": "$/GPU-h",
+        "cost_usd_per_mtok": "cost $/Mtok",
+        "blended_price_usd_per_mtok": "price $/Mtok",
+        "gross_margin_frac": "margin",
+        "breakeven_utilization_frac": "break-even util.",
+    }
+    out = head.sort_values(["model_id", "cost_usd_per_mtok"])[list(cols)].rename(columns=cols)
+    out["tok/s/GPU"] = out["tok/s/GPU"].map(lambda v: f"{v:,.0f}")
+    for c in ("$/GPU-h", "cost $/Mtok", "price $/Mtok"):
+        out[c] = out[c].map(lambda v: f"{v:.3f}")
+    for c in ("margin", "break-even util."):
+        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
+    title = (f"at {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user, utilization "
+             f"{opts.utilization_frac:.0%}, ISL/OSL {opts.isl_tokens:g}/{opts.osl_tokens:g}, TCO {opts.tco_label()}")
+    sys.stdout.write(title + "\n")
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -723,7 +723,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
         return
     from rich.console import Console
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, log_time=False, log_path=False)
     start = time.perf_counter()
     with console.status("tokenomics report") as status:
 
