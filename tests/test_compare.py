@@ -36,9 +36,24 @@ def test_rows_recompute_from_their_own_columns(table):
 
 def test_throughput_is_read_off_the_reference_curve(table):
     for row in table.to_dict("records"):
-        curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], isl_tokens=8192, osl_tokens=1024)
+        curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], isl_tokens=8192, osl_tokens=1024,
+                                      interactivity_tok_per_s_per_user=50.0)
         assert row["curve_kind"] == curve.kind
         assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
+
+
+def test_measured_curves_never_span_serving_configurations():
+    # B200 8k/1k: one FP4 Dynamo-TRT point and two FP8 Dynamo-SGLang points are bundled; the
+    # measured curve is one configuration (the FP8 pair covers 50 tok/s/user), never a line
+    # drawn from the FP4 point to an FP8 point
+    curve, points = tk.reference_curve("deepseek-r1", "b200", interactivity_tok_per_s_per_user=50.0)
+    assert curve.kind == "measured"
+    assert points["precision"].nunique() == 1
+    assert points["framework"].nunique() == 1
+    # where no measured configuration covers the interactivity, the projection is used
+    curve, points = tk.reference_curve("deepseek-r1", "b200", interactivity_tok_per_s_per_user=80.0)
+    assert curve.kind == "projected"
+    assert (points["kind"] == "projected").all()
 
 
 def test_sorted_by_cost(table):
@@ -81,3 +96,17 @@ def test_explicit_prices_replace_catalog():
     row = table.iloc[0]
     assert row["input_usd_per_mtok"] == 1.0
     assert row["output_usd_per_mtok"] == 4.0
+
+
+def test_projected_rows_carry_the_band():
+    table = tk.compare("deepseek-r1", ["gb300", "gb200"], interactivity_tok_per_s_per_user=50.0)
+    proj = table[table["curve_kind"] == "projected"]
+    meas = table[table["curve_kind"] == "measured"]
+    assert len(proj)
+    assert len(meas)
+    assert (proj["throughput_low_tok_per_s_per_gpu"] < proj["throughput_tok_per_s_per_gpu"]).all()
+    assert (proj["throughput_high_tok_per_s_per_gpu"] > proj["throughput_tok_per_s_per_gpu"]).all()
+    # cost is inversely proportional to throughput: the low-throughput end is the high-cost end
+    ratio = proj["throughput_tok_per_s_per_gpu"] / proj["throughput_low_tok_per_s_per_gpu"]
+    assert ((proj["cost_high_usd_per_mtok"] / (proj["cost_usd_per_mtok"] * ratio) - 1).abs() < 1e-12).all()
+    assert meas["cost_low_usd_per_mtok"].isna().all()

@@ -144,7 +144,8 @@ def _throughput_for(args: argparse.Namespace, model: str, hardware: str) -> tupl
     x = 50.0 if args.interactivity is None else float(args.interactivity)
     if x <= 0:
         raise ValueError(f"--interactivity={x:g} must be > 0 [tok/s/user]")
-    curve, _ = reference_curve(model, hardware, isl_tokens=args.isl, osl_tokens=args.osl)
+    curve, _ = reference_curve(model, hardware, isl_tokens=args.isl, osl_tokens=args.osl,
+                               interactivity_tok_per_s_per_user=x)
     t = float(curve.throughput_at(x))
     if not math.isfinite(t):
         lo, hi = curve.interactivity_range

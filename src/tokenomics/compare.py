@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["compare", "reference_curve"]
@@ -21,18 +22,22 @@ def reference_curve(
     model: str,
     hardware: str,
     *,
-    isl_tokens: float = 1024.0,
+    isl_tokens: float = 8192.0,
     osl_tokens: float = 1024.0,
+    interactivity_tok_per_s_per_user: float | None = None,
 ) -> tuple[Any, pd.DataFrame]:
     """Throughput curve of a model on a system: measured where bundled, else projected.
 
-    Measured: the bundled points (:func:`tokenomics.curve_catalog.curves`, ``kind="measured"``)
-    of the workload ``ISL/OSL``, as their Pareto envelope over serving configurations, when
-    at least two frontier points exist. Otherwise the roofline projection
-    (:func:`tokenomics.roofline.project.project_curve`) at the same ISL/OSL, with its band: its
-    default search over parallelism (TP/EP up to the scale-up domain, 64) at best-practice
-    precisions (:data:`tokenomics.roofline.PRECISION_RULE`), the curve being the Pareto
-    envelope of all those points.
+    Measured points are never interpolated across serving configurations: the bundled points
+    (:func:`tokenomics.curve_catalog.curves`, ``kind="measured"``) of the workload ``ISL/OSL``
+    are grouped by precision, framework, speculative decoding and disaggregation (the grouping
+    of InferenceX's frontiers), and a group is usable when its Pareto frontier has at least two
+    points. With ``interactivity_tok_per_s_per_user`` the usable group that covers it with the
+    highest throughput there is taken; when none covers it (or none is usable) the calibrated
+    roofline projection (:func:`tokenomics.roofline.project.project_curve`, best-practice
+    parallelism and precision) at the same ISL/OSL is returned, with its band. Without an
+    interactivity, the usable group with the most frontier points (then the highest peak
+    throughput) is taken.
 
     Parameters
     ----------
@@ -40,20 +45,28 @@ def reference_curve(
         Catalog names or aliases.
     isl_tokens, osl_tokens : float
         Workload input and output sequence lengths [tokens].
+    interactivity_tok_per_s_per_user : float, optional
+        The interactivity the curve will be read at [tok/s/user].
 
     Returns
     -------
     (ThroughputCurve, pandas.DataFrame)
-        The curve (``kind`` "measured" or "projected") and the points it was built from (all
-        of them, schema columns plus a projection's band columns).
+        The curve (``kind`` "measured" or "projected") and the points it was built from (the
+        measured group's points, or every projected point with its band columns).
 
     Raises
     ------
     KeyError
         Unknown model or hardware.
     ValueError
-        No measured points and the roofline cannot place the model on the system (weights do
-        not fit).
+        No usable measured group and the roofline cannot place the model on the system (the
+        weights do not fit).
+
+    Examples
+    --------
+    >>> curve, points = reference_curve("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=50)
+    >>> curve.kind, round(float(curve.throughput_at(50.0)))
+    ('measured', 10000)
     """
     from tokenomics.catalog import resolve_hardware_id, resolve_model_id
     from tokenomics.curve import ThroughputCurve
@@ -67,10 +80,23 @@ def reference_curve(
         measured = curves(model=model_id, hardware=hardware_id, kind="measured", workload=workload)
     except ValueError:
         measured = pd.DataFrame()
+    groups: list[tuple[Any, pd.DataFrame]] = []
     if len(measured):
-        curve = ThroughputCurve.from_points(measured, allow_mixed_groups=True)
-        if len(curve) >= 2:
-            return curve, measured
+        keys = ["precision", "framework", "spec_decoding", "disaggregated"]
+        for _, group in measured.groupby(keys, dropna=False, sort=True):
+            try:
+                curve = ThroughputCurve.from_points(group, allow_mixed_groups=True)
+            except ValueError:
+                continue  # e.g. no point with both a total throughput and an interactivity
+            if len(curve) >= 2:
+                groups.append((curve, group))
+    x = interactivity_tok_per_s_per_user
+    if x is not None:
+        covering = [(c, g) for c, g in groups if bool(c.in_range(x))]
+        if covering:
+            return max(covering, key=lambda cg: float(cg[0].throughput_at(x)))
+    elif groups:
+        return max(groups, key=lambda cg: (len(cg[0]), float(np.nanmax(cg[1]["throughput_tok_per_s_per_gpu"]))))
     projected = project_curve(model_id, hardware_id, isl_tokens=isl_tokens, osl_tokens=osl_tokens)
     curve = ThroughputCurve.from_points(projected, allow_mixed_groups=True)
     return curve, projected
@@ -96,7 +122,8 @@ def compare(
     """Compare the cost and gross margin of serving one model on several systems.
 
     For each system: ``throughput = curve.throughput_at(interactivity)`` on the reference curve
-    (:func:`reference_curve`), then :meth:`tokenomics.scenario.Scenario.evaluate` with the TCO,
+    (:func:`reference_curve`: a measured serving configuration that covers the interactivity,
+    else the calibrated roofline projection), then :meth:`tokenomics.scenario.Scenario.evaluate` with the TCO,
     prices, token mix, utilization and license fee. Cost per Mtok is
     ``usd_per_gpu_hour / (throughput x 3600 x utilization) x 1e6``; gross margin is
     ``(revenue - license - cost) / revenue``.
@@ -134,7 +161,9 @@ def compare(
         One row per system that could be evaluated, sorted by cost per Mtok: ``curve_kind``
         (``measured`` or ``projected``), ``throughput_tok_per_s_per_gpu``, the TCO, the cost per
         Mtok in total and split by token class (the split adds up to the total), revenue,
-        license fee, profit, ``gross_margin_frac`` and break-evens, with unit-suffixed columns.
+        license fee, profit, ``gross_margin_frac`` and break-evens, with unit-suffixed columns;
+        for projected rows the roofline's uncertainty band as ``throughput_low/high_tok_per_s_per_gpu``
+        and ``cost_low/high_usd_per_mtok`` (NaN for measured rows).
         Systems that could not be evaluated are listed with the reason in
         ``frame.attrs["skipped"]`` (e.g. the interactivity is outside the curve's range: curves
         are never extrapolated; or the system has no TCO on the chosen basis).
@@ -173,7 +202,8 @@ def compare(
     skipped: list[dict[str, str]] = []
     for hid in systems:
         try:
-            curve, _ = reference_curve(model_id, hid, isl_tokens=isl_tokens, osl_tokens=osl_tokens)
+            curve, points = reference_curve(model_id, hid, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
+                                            interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user)
         except (KeyError, ValueError) as err:
             skipped.append({"hardware_id": hid, "stage": "curve", "reason": _message(err)})
             continue
@@ -198,6 +228,11 @@ def compare(
             continue
         row.insert(2, "curve_kind", curve.kind)
         row.insert(3, "interactivity_tok_per_s_per_user", float(interactivity_tok_per_s_per_user))
+        low, high = _band_ratios(points)
+        row["throughput_low_tok_per_s_per_gpu"] = throughput * low
+        row["throughput_high_tok_per_s_per_gpu"] = throughput * high
+        row["cost_low_usd_per_mtok"] = row["cost_usd_per_mtok"] / high
+        row["cost_high_usd_per_mtok"] = row["cost_usd_per_mtok"] / low
         rows.append(row)
     if not rows:
         reasons = "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5])
@@ -205,6 +240,16 @@ def compare(
     out = pd.concat(rows, ignore_index=True).sort_values("cost_usd_per_mtok", ignore_index=True)
     out.attrs["skipped"] = pd.DataFrame(skipped, columns=["hardware_id", "stage", "reason"])
     return out
+
+
+def _band_ratios(points: pd.DataFrame) -> tuple[float, float]:
+    """Return the (low, high) throughput multipliers of a projection's band; NaN for measured."""
+    cols = ("throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu")
+    if not set(cols) <= set(points.columns):
+        return math.nan, math.nan
+    mid = points["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)
+    ratios = [float(np.nanmedian(points[c].to_numpy(dtype=float) / mid)) for c in cols]
+    return ratios[0], ratios[1]
 
 
 def _message(err: BaseException) -> str:

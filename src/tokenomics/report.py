@@ -326,7 +326,7 @@ def build_report(
         for hid, tco_res in tco_results.items():
             try:
                 curve, points = reference_curve(model_id, hid, isl_tokens=opts.isl_tokens,
-                                                osl_tokens=opts.osl_tokens)
+                                                osl_tokens=opts.osl_tokens, interactivity_tok_per_s_per_user=x_ref)
             except (KeyError, ValueError) as err:
                 skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve", "reason": _msg(err)})
                 continue
