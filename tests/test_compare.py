@@ -110,3 +110,23 @@ def test_projected_rows_carry_the_band():
     ratio = proj["throughput_tok_per_s_per_gpu"] / proj["throughput_low_tok_per_s_per_gpu"]
     assert ((proj["cost_high_usd_per_mtok"] / (proj["cost_usd_per_mtok"] * ratio) - 1).abs() < 1e-12).all()
     assert meas["cost_low_usd_per_mtok"].isna().all()
+
+
+def test_default_tco_basis_matches_scenario_and_report():
+    row = tk.compare("deepseek-r1", "gb200").iloc[0]  # a single name is accepted
+    assert row["tco_basis"] == "itemised"
+    assert row["cost_usd_per_gpu_hour"] == pytest.approx(tk.tco("gb200", "hyperscaler").usd_per_gpu_hour)
+    assert tk.ReportOptions().tco_basis == "itemised"
+
+
+def test_duplicates_and_empty_lists():
+    assert len(tk.compare("deepseek-r1", ["gb200", "GB200 NVL72"])) == 1
+    with pytest.raises(ValueError, match="empty"):
+        tk.compare("deepseek-r1", [])
+
+
+def test_license_and_price_checked_up_front():
+    with pytest.raises(ValueError, match=r"license_fee_frac=30\.0.*write 0\.3, not 30"):
+        tk.compare("deepseek-r1", ["gb200"], license_fee_frac=30)
+    with pytest.raises(ValueError, match="output_usd_per_mtok"):
+        tk.compare("deepseek-r1", ["gb200"], output_usd_per_mtok=-2.0)

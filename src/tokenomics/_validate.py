@@ -168,9 +168,11 @@ def check_fraction(
         )
     except ValueError as err:
         arr = _as_float_array(value).ravel()
-        if np.any((arr > 1.0) & (arr <= 100.0)):
+        pct = arr[(arr > 1.0) & (arr <= 100.0)]
+        if pct.size:
             raise ValueError(
-                f"{err}; it looks like a percent: fractions are 0..1 (write 0.30, not 30)"
+                f"{err}; it looks like a percent: fractions are 0..1 "
+                f"(write {pct[0] / 100:g}, not {pct[0]:g})"
             ) from None
         raise
 

@@ -104,12 +104,12 @@ def reference_curve(
 
 def compare(
     model: str,
-    hardware: Sequence[str] | None = None,
+    hardware: str | Sequence[str] | None = None,
     *,
     interactivity_tok_per_s_per_user: float = 50.0,
     utilization_frac: float = 0.6,
     license_fee_frac: float | None = None,
-    tco_basis: str = "published",
+    tco_basis: str = "itemised",
     tco_vintage: str = "2026-09",
     tco_tier: str = "hyperscaler",
     tco_profile: str = "hyperscaler",
@@ -132,8 +132,9 @@ def compare(
     ----------
     model : str
         Model id or alias (e.g. ``"DeepSeek-R1"``, ``"kimi-k2"``).
-    hardware : sequence of str, optional
-        Systems to compare (ids or aliases); default every catalog system.
+    hardware : str or sequence of str, optional
+        System(s) to compare (ids or aliases; duplicates are dropped); default every catalog
+        system.
     interactivity_tok_per_s_per_user : float
         Interactivity the throughput is read at [tok/s/user], > 0.
     utilization_frac : float
@@ -141,8 +142,10 @@ def compare(
     license_fee_frac : float, optional
         License fee as a share of revenue, in [0, 1); default 0.30 for a licensed model and 0
         for open weights (:func:`tokenomics.report.default_license_fee_frac`).
-    tco_basis : {"published", "itemised"}
-        Published $/GPU-hour (``tco_vintage``, ``tco_tier``) or itemised (``tco_profile``).
+    tco_basis : {"itemised", "published"}
+        Itemised TCO from the catalog's inputs and ``tco_profile`` (the default, as in
+        :class:`~tokenomics.scenario.Scenario` and ``tokenomics report``), or a published
+        $/GPU-hour figure (``tco_vintage``, ``tco_tier``).
     tco_vintage, tco_tier, tco_profile : str
         See :func:`tokenomics.tco.tco`.
     isl_tokens, osl_tokens : float
@@ -183,21 +186,33 @@ def compare(
     >>> set(table["curve_kind"]) <= {"measured", "projected"}
     True
     """
+    from pydantic import ValidationError
+
     from tokenomics import catalog
-    from tokenomics._validate import check_fraction, check_positive, unknown_name_error
+    from tokenomics._validate import check_fraction, check_nonnegative, check_positive, unknown_name_error
     from tokenomics.report import default_license_fee_frac
     from tokenomics.scenario import Scenario
 
     check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
+    check_fraction("cache_hit_frac", cache_hit_frac)
+    check_positive("isl_tokens", isl_tokens)
+    check_positive("osl_tokens", osl_tokens)
+    if license_fee_frac is not None:
+        check_fraction("license_fee_frac", license_fee_frac, high_inclusive=False)
     allowed = {"input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok"}
-    for name in prices_usd_per_mtok:
+    for name, value in prices_usd_per_mtok.items():
         if name not in allowed:
             raise unknown_name_error("price field", name, allowed)
+        check_nonnegative(name, value)
     model_id = catalog.resolve_model_id(model)
     fee = default_license_fee_frac(model_id) if license_fee_frac is None else license_fee_frac
-    systems = [catalog.resolve_hardware_id(h) for h in hardware] if hardware is not None else [
-        str(h) for h in catalog.hardware_table().index]
+    if isinstance(hardware, str):
+        hardware = [hardware]
+    if hardware is not None and len(hardware) == 0:
+        raise ValueError("hardware is an empty list: name at least one system, or None for every system")
+    names = list(hardware) if hardware is not None else [str(h) for h in catalog.hardware_table().index]
+    systems = list(dict.fromkeys(catalog.resolve_hardware_id(h) for h in names))
     rows: list[pd.DataFrame] = []
     skipped: list[dict[str, str]] = []
     for hid in systems:
@@ -223,6 +238,11 @@ def compare(
                 interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
                 license_fee_frac=fee, **prices_usd_per_mtok,
             ).evaluate()
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "scenario"
+            skipped.append({"hardware_id": hid, "stage": "economics", "reason": f"{where}: {first['msg']}"})
+            continue
         except (KeyError, ValueError) as err:
             skipped.append({"hardware_id": hid, "stage": "economics", "reason": _message(err)})
             continue

@@ -273,3 +273,50 @@ def test_vocabulary_units_are_single_per_parameter():
     for (table, parameter), spec in vocab.items():
         assert spec.unit, (table, parameter)
         assert spec.description, (table, parameter)
+
+
+PRICE_HEADER = "model_id,provider,parameter,value,unit,source,as_of,confidence,note\n"
+
+
+def test_user_price_rows_win_even_when_older(tmp_path, clean_catalogs):
+    rows = "".join(f"deepseek-r1,DeepSeek,{p},{v},USD/Mtok,my contract,2024-01-01,verified,\n"
+                   for p, v in (("input_usd_per_mtok", 0.40), ("output_usd_per_mtok", 1.60)))
+    tk.add_catalog_file(write(tmp_path, PRICE_HEADER + rows), table="price")
+    p = tk.price("deepseek-r1")
+    assert (p.input_usd_per_mtok, p.output_usd_per_mtok) == (0.40, 1.60)
+    assert p.cached_input_usd_per_mtok is None  # never borrowed from the bundled snapshot
+    assert p.provenance["input_usd_per_mtok"].source == "my contract"
+
+
+def test_user_provider_is_the_default(tmp_path, clean_catalogs):
+    rows = "".join(f"deepseek-r1,MyCo,{p},{v},USD/Mtok,negotiated,2026-06-01,verified,\n"
+                   for p, v in (("input_usd_per_mtok", 0.50), ("output_usd_per_mtok", 2.00)))
+    tk.add_catalog_file(write(tmp_path, PRICE_HEADER + rows), table="price")
+    assert tk.price("deepseek-r1").provider == "MyCo"
+    assert tk.price("deepseek-r1", "DeepSeek").provider == "DeepSeek"
+
+
+def test_values_for_an_unknown_id_are_refused(tmp_path, clean_catalogs):
+    path = write(tmp_path, HEADER + "h1000,hbm_capacity_gb,81,GB,my lab,2026-01-01,estimate,\n")
+    with pytest.raises(CatalogError, match=r"unknown hardware_id 'h1000'.*hardware_index") as info:
+        tk.add_catalog_file(path, table="hardware")
+    assert info.value.field == "hardware_id"
+    assert "line 2" in info.value.where
+
+
+def test_unit_slip_beyond_plausible_maximum(tmp_path, clean_catalogs):
+    path = write(tmp_path, HEADER + "h100-sxm,hbm_bandwidth_tb_per_s,3350,TB/s,my lab,2026-01-01,estimate,\n")
+    with pytest.raises(CatalogError, match="plausible maximum 100 TB/s"):
+        tk.add_catalog_file(path, table="hardware")
+    with pytest.raises(ValueError, match="hbm_bandwidth_tb_per_s: value 3000 TB/s exceeds"):
+        tk.hardware("H100").with_values(hbm_bandwidth_tb_per_s=3000)
+
+
+def test_bundled_values_refer_to_indexed_ids():
+    from tokenomics.catalog import TABLES
+    from tokenomics.catalog._registry import REGISTRY
+
+    for spec in TABLES.values():
+        if spec.index_table:
+            ids = set(REGISTRY.frame(spec.index_table)[spec.keys[0]])
+            assert set(REGISTRY.frame(spec.name)[spec.keys[0]]) <= ids, spec.name

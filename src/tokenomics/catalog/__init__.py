@@ -75,19 +75,21 @@ E = TypeVar("E", bound=CatalogEntry)
 
 
 def _build(cls: type[E], table: str, key: dict[str, str], meta: dict[str, Any],
-           as_of: dt.date | None = None) -> E:
+           as_of: dt.date | None = None, rows: pd.DataFrame | None = None) -> E:
     """Assemble a catalog object from its index metadata and value rows.
 
     With ``as_of`` only rows of exactly that date are used (one dated snapshot, e.g. a price
-    list), so values of an older snapshot never leak into a newer one.
+    list), so values of an older snapshot never leak into a newer one. ``rows`` replaces the
+    registry's rows of the entity (already filtered by the caller, e.g. to the user's rows).
     """
     cache_key = (cls.__name__, table, tuple(sorted(key.items())), as_of)
     cached = REGISTRY._entities.get(cache_key)
     if cached is not None:
         return cached  # type: ignore[return-value]
-    rows = entity_rows(table, key, as_of)
+    if rows is None:
+        rows = entity_rows(table, key, as_of)
     if as_of is not None:
-        rows = rows[rows["as_of"] == as_of]
+        rows = rows[rows["as_of"] == as_of].drop_duplicates("parameter", keep="last")
     fields = cls.model_fields
     needed = [n for n, f in fields.items() if f.is_required() and n not in meta and n not in key]
     require_rows(rows, cls.__name__, key, needed)
@@ -310,10 +312,17 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     model : str
         Model id or alias.
     provider : str, optional
-        Provider name (case-insensitive). Default: the model's first-party provider where it
-        sells the model, else the provider with the lowest output price.
+        Provider name (case-insensitive). Default, in this order: a provider whose prices you
+        added with :func:`add_catalog_file` (your own or negotiated prices; the most recently
+        dated if several), the model's first-party provider where it sells the model, else the
+        provider with the lowest current output price.
     as_of : datetime.date or str, optional
         Use the latest snapshot on or before this date (default: the latest).
+
+    Notes
+    -----
+    Where you added rows for a model and provider, only your rows are used for that pair (their
+    latest snapshot), whatever their dates; bundled rows of the pair are ignored.
 
     Returns
     -------
@@ -338,7 +347,12 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     if provider is None:
         first = str(_index_meta("model_index", mid, Model).get("first_party_provider", ""))
         providers = set(every["provider"])
-        if first in providers:
+        mine = every[every["origin"] == "user"]
+        if when is not None:
+            mine = mine[mine["as_of"] <= when]
+        if len(mine):
+            provider = str(mine.sort_values("as_of", kind="stable")["provider"].iloc[-1])
+        elif first in providers:
             provider = first
         elif providers:
             out = every[every["parameter"] == "output_usd_per_mtok"]
@@ -352,6 +366,8 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
         from tokenomics._validate import unknown_name_error
 
         raise unknown_name_error(f"provider for {mid}", provider, sorted(set(every["provider"])))
+    if (rows["origin"] == "user").any():
+        rows = rows[rows["origin"] == "user"]
     if when is not None:
         rows = rows[rows["as_of"] <= when]
         if rows.empty:
@@ -359,7 +375,7 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     snapshot = rows["as_of"].max()
     prov_name = str(rows["provider"].iloc[0])
     return _build(ApiPrice, "price", {"model_id": mid, "provider": prov_name},
-                  {"as_of": snapshot}, as_of=snapshot)
+                  {"as_of": snapshot}, as_of=snapshot, rows=rows)
 
 
 def price_table(model: str | None = None, provider: str | None = None) -> pd.DataFrame:

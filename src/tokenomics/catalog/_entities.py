@@ -53,7 +53,7 @@ class CatalogEntry(BaseModel):
 
     provenance: dict[str, Provenance] = Field(default_factory=dict, repr=False)
 
-    _title_field: ClassVar[str] = ""
+    _vocabulary_table: ClassVar[str] = ""
 
     def numeric_fields(self) -> list[str]:
         """Return the names of the numeric (provenanced) fields, in declaration order.
@@ -110,14 +110,22 @@ class CatalogEntry(BaseModel):
         ------
         KeyError
             If a name is not a numeric field of this entry (close matches listed).
-        pydantic.ValidationError
-            If a new value fails the field's validation.
+        ValueError
+            If a new value is outside the vocabulary's range for the parameter (kind, plausible
+            maximum, percent given for a fraction), naming the field and the allowed range.
         """
+        from tokenomics.catalog._registry import REGISTRY
+        from tokenomics.catalog._tidy import check_value
+
         numeric = self.numeric_fields()
         prov = dict(self.provenance)
+        vocabulary = REGISTRY.vocabulary()
         for name, value in values.items():
             if name not in numeric:
                 raise unknown_name_error(f"{type(self).__name__} field", name, numeric)
+            spec = vocabulary.get((self._vocabulary_table, name))
+            if spec is not None and (problem := check_value(float(value), spec)):
+                raise ValueError(f"{name}: {problem}")
             old = prov.get(name)
             prov[name] = Provenance(
                 value=float(value),
@@ -193,6 +201,8 @@ class Hardware(CatalogEntry):
     release_year : int
         Year of volume availability.
     """
+
+    _vocabulary_table: ClassVar[str] = "hardware"
 
     hardware_id: str
     name: str
@@ -306,6 +316,8 @@ class Model(CatalogEntry):
         Maximum context length [tokens].
     """
 
+    _vocabulary_table: ClassVar[str] = "model"
+
     model_id: str
     name: str
     developer: str
@@ -364,6 +376,8 @@ class ApiPrice(CatalogEntry):
         Writing to the prompt cache, where charged separately.
     """
 
+    _vocabulary_table: ClassVar[str] = "price"
+
     model_id: str
     provider: str
     as_of: dt.date
@@ -388,6 +402,8 @@ class TcoInputs(CatalogEntry):
     residual_value_frac : float
         Resale value at end of life as a fraction of capex.
     """
+
+    _vocabulary_table: ClassVar[str] = "tco_system"
 
     hardware_id: str
     capex_usd_per_accelerator: float
@@ -419,6 +435,8 @@ class TcoProfile(CatalogEntry):
     rental_markup_frac : float
         Markup of a rental price over the owner's cost (0 for owners).
     """
+
+    _vocabulary_table: ClassVar[str] = "tco_profile"
 
     profile_id: str
     name: str
@@ -452,6 +470,8 @@ class PublishedTco(CatalogEntry):
         All-in facility power per accelerator published with the same set (stored under tier
         ``"all"``) [kW]; used for tokens per MW and profit per MW-year.
     """
+
+    _vocabulary_table: ClassVar[str] = "published_tco"
 
     hardware_id: str
     vintage: str

@@ -35,6 +35,9 @@ class TableSpec:
         Required non-empty columns of an index file.
     booleans : tuple of str
         Boolean columns of an index file.
+    index_table : str
+        For a values file, the index table its first key column must refer to (a user row for
+        an id that no index knows is an error, never silently unused).
     """
 
     name: str
@@ -44,6 +47,7 @@ class TableSpec:
     vocabulary_table: str = ""
     required: tuple[str, ...] = ()
     booleans: tuple[str, ...] = ()
+    index_table: str = ""
 
 
 TABLES: dict[str, TableSpec] = {
@@ -51,19 +55,23 @@ TABLES: dict[str, TableSpec] = {
     for t in (
         TableSpec("hardware_index", "hardware/index.csv", ("hardware_id",), "index",
                   required=("name", "vendor", "family", "accelerator_kind", "system")),
-        TableSpec("hardware", "hardware/specs.csv", ("hardware_id",), "values", "hardware"),
+        TableSpec("hardware", "hardware/specs.csv", ("hardware_id",), "values", "hardware",
+                  index_table="hardware_index"),
         TableSpec("model_index", "models/index.csv", ("model_id",), "index",
                   required=("name", "developer", "attention_type", "native_weight_precision",
                             "open_weights", "first_party_provider"),
                   booleans=("open_weights",)),
-        TableSpec("model", "models/architectures.csv", ("model_id",), "values", "model"),
-        TableSpec("price", "pricing/api_prices.csv", ("model_id", "provider"), "values", "price"),
-        TableSpec("tco_system", "tco/systems.csv", ("hardware_id",), "values", "tco_system"),
+        TableSpec("model", "models/architectures.csv", ("model_id",), "values", "model", index_table="model_index"),
+        TableSpec("price", "pricing/api_prices.csv", ("model_id", "provider"), "values", "price",
+                  index_table="model_index"),
+        TableSpec("tco_system", "tco/systems.csv", ("hardware_id",), "values", "tco_system",
+                  index_table="hardware_index"),
         TableSpec("tco_profile_index", "tco/profile_index.csv", ("profile_id",), "index",
                   required=("name", "description")),
-        TableSpec("tco_profile", "tco/profiles.csv", ("profile_id",), "values", "tco_profile"),
+        TableSpec("tco_profile", "tco/profiles.csv", ("profile_id",), "values", "tco_profile",
+                  index_table="tco_profile_index"),
         TableSpec("published_tco", "tco/published.csv", ("hardware_id", "vintage", "tier"), "values",
-                  "published_tco"),
+                  "published_tco", index_table="hardware_index"),
     )
 }
 
@@ -119,8 +127,24 @@ class Registry:
         else:
             frame = read_tidy(path, table=spec.vocabulary_table, key_columns=spec.keys,
                               vocabulary=self.vocabulary())
+            if spec.index_table:
+                self._check_ids(spec, frame, path)
         frame["origin"] = origin
         return frame
+
+    def _check_ids(self, spec: TableSpec, frame: pd.DataFrame, path: Path) -> None:
+        """Raise if a values row names an id that its index table does not know."""
+        key = spec.keys[0]
+        known = set(self.frame(spec.index_table)[key].astype(str))
+        unknown = frame[~frame[key].astype(str).isin(known)]
+        if len(unknown):
+            row = unknown.iloc[0]
+            close = unknown_name_error(key, row[key], known).args[0]
+            raise CatalogError(
+                path, f"line {row['line']}", key,
+                f"{close}; add the id to the {spec.index_table!r} table first "
+                f"(add_catalog_file(..., table={spec.index_table!r}))",
+            )
 
     def frame(self, table: str) -> pd.DataFrame:
         """Return the merged rows of a table (bundled, then user-added).

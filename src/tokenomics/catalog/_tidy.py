@@ -62,6 +62,9 @@ class ParameterSpec:
         One of :data:`VALUE_KINDS`: the allowed range of values.
     description : str
         What the parameter means, including per-chip/per-system and one-way/two-way conventions.
+    max_value : float or None
+        Largest plausible value (a guard against unit slips such as GB/s written as TB/s); None
+        for no bound.
     """
 
     table: str
@@ -69,6 +72,7 @@ class ParameterSpec:
     unit: str
     kind: str
     description: str
+    max_value: float | None = None
 
 
 def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
@@ -97,7 +101,12 @@ def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
         if missing:
             raise CatalogError(path, "header", missing[0], "required column is missing")
         for line, row in enumerate(reader, start=2):
-            spec = ParameterSpec(**{k: (row[k] or "").strip() for k in required})
+            text_max = (row.get("max") or "").strip()
+            try:
+                max_value = float(text_max) if text_max else None
+            except ValueError:
+                raise CatalogError(path, f"line {line}", "max", f"{text_max!r} is not a number") from None
+            spec = ParameterSpec(**{k: (row[k] or "").strip() for k in required}, max_value=max_value)
             if spec.kind not in VALUE_KINDS:
                 raise CatalogError(path, f"line {line}", "kind", f"{spec.kind!r} not in {VALUE_KINDS}")
             if not spec.unit:
@@ -109,10 +118,26 @@ def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
     return vocab
 
 
-def _check_kind(value: float, spec: ParameterSpec) -> str | None:
-    """Return a description of what is wrong with ``value`` for ``spec``, or None."""
+def check_value(value: float, spec: ParameterSpec) -> str | None:
+    """Return a description of what is wrong with ``value`` for ``spec``, or None.
+
+    Parameters
+    ----------
+    value : float
+        The value, in the vocabulary's unit.
+    spec : ParameterSpec
+        The parameter's vocabulary entry.
+
+    Returns
+    -------
+    str or None
+        The problem (value, allowed range, percent hint), or None when the value is valid.
+    """
     if not math.isfinite(value):
         return f"value {value!r} is not finite"
+    if spec.max_value is not None and value > spec.max_value:
+        return (f"value {value:g} {spec.unit} exceeds the plausible maximum {spec.max_value:g} {spec.unit} "
+                "(a unit slip?)")
     kind = spec.kind
     if kind == "positive" and value <= 0:
         return f"value {value!r} must be > 0"
@@ -120,7 +145,7 @@ def _check_kind(value: float, spec: ParameterSpec) -> str | None:
         return f"value {value!r} must be >= 0"
     if kind == "fraction" and not 0.0 <= value <= 1.0:
         hint = (
-            "; it looks like a percent given where a fraction is expected (write 0.30, not 30)"
+            f"; it looks like a percent given where a fraction is expected (write {value / 100:g}, not {value:g})"
             if 1.0 < value <= 100.0
             else ""
         )
@@ -207,7 +232,7 @@ def read_tidy(
                 value = float(row["value"])
             except ValueError:
                 raise CatalogError(path, where, "value", f"{row['value']!r} is not a number") from None
-            problem = _check_kind(value, spec)
+            problem = check_value(value, spec)
             if problem:
                 raise CatalogError(path, where, "value", problem)
             if not row["source"]:

@@ -377,6 +377,111 @@ def check_tpot_seconds(value_s: float, source: str | Path, key: str) -> None:
         )
 
 
+def check_sequence_length(value: float, source: str | Path, key: str) -> None:
+    """Raise if an input/output sequence length (ISL/OSL) is present but not positive.
+
+    Parameters
+    ----------
+    value : float
+        ISL or OSL [tokens]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value`` is zero or negative.
+    """
+    if not math.isnan(value) and value <= 0:
+        raise IngestError(source, key, f"sequence length must be > 0 tokens, got {value!r}")
+
+
+def check_parallel_size(value: float, source: str | Path, key: str) -> None:
+    """Raise if a parallelism degree (TP, EP, PP, context parallel) is present but below 1.
+
+    Parameters
+    ----------
+    value : float
+        Parallelism size [count]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value < 1``.
+    """
+    if not math.isnan(value) and value < 1:
+        raise IngestError(source, key, f"parallelism size must be >= 1, got {value!r}")
+
+
+def check_gpu_count(value: float, source: str | Path, key: str) -> None:
+    """Raise if a GPU count is present but zero or negative.
+
+    Parameters
+    ----------
+    value : float
+        Number of GPUs [count]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value <= 0``.
+    """
+    if not math.isnan(value) and value <= 0:
+        raise IngestError(source, key, f"GPU count must be > 0, got {value!r}")
+
+
+THROUGHPUT_SUM_REL_TOL: float = 0.01
+"""Largest relative gap between input + output and total per-GPU throughput (same denominator)."""
+
+
+def check_throughput_sum(
+    total: float,
+    input_: float,
+    output: float,
+    source: str | Path,
+    key: str = "tput_per_gpu",
+) -> None:
+    """Raise if input + output throughput differs from total by more than 1 %.
+
+    Only valid when all three share one denominator (aggregated serving on one set of GPUs);
+    disaggregated rows divide input by prefill GPUs and output by decode GPUs, so callers
+    skip the check there.
+
+    Parameters
+    ----------
+    total, input_, output : float
+        Total, input and output throughput per GPU [tok/s/GPU]; the check is skipped when any
+        is NaN.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key named in the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``|input + output - total| > 0.01 * total``.
+    """
+    if math.isnan(total) or math.isnan(input_) or math.isnan(output):
+        return
+    if abs(input_ + output - total) > THROUGHPUT_SUM_REL_TOL * abs(total):
+        raise IngestError(
+            source, key,
+            f"input {input_!r} + output {output!r} = {input_ + output!r} tok/s/GPU differs from "
+            f"total {total!r} by more than {THROUGHPUT_SUM_REL_TOL:.0%} (same GPU denominator)",
+        )
+
+
 def ms_to_s(value_ms: float) -> float:
     """Convert milliseconds to seconds (NaN stays NaN).
 

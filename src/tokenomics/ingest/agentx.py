@@ -30,6 +30,9 @@ from tokenomics.ingest._common import (
     IngestError,
     as_bool,
     as_float,
+    check_gpu_count,
+    check_parallel_size,
+    check_throughput_sum,
     check_tpot_seconds,
     frame_from_records,
     get_path,
@@ -125,6 +128,11 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
     pcp = as_float(doc.get("pcp_size", 1), source, "pcp_size")
     n_p = as_float(doc.get("num_prefill_gpu"), source, "num_prefill_gpu")
     n_d = as_float(doc.get("num_decode_gpu"), source, "num_decode_gpu")
+    for key, val in (("tp", tp), ("pp", pp), ("pcp_size", pcp)):
+        check_parallel_size(val, source, key)
+    check_parallel_size(as_float(doc.get("ep"), source, "ep"), source, "ep")
+    check_gpu_count(n_p, source, "num_prefill_gpu")
+    check_gpu_count(n_d, source, "num_decode_gpu")
     if disagg and (math.isnan(n_p) or math.isnan(n_d)):
         raise IngestError(source, "num_prefill_gpu",
                           "disaggregated rows need num_prefill_gpu and num_decode_gpu")
@@ -160,6 +168,8 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
                         f"{tput_key}.per_gpu.output_tput_tps")
         i_pg = as_float(get_path(doc, f"{tput_key}.per_gpu.input_tput_tps"), source,
                         f"{tput_key}.per_gpu.input_tput_tps")
+        if not disagg:
+            check_throughput_sum(t_pg, i_pg, o_pg, source, f"{tput_key}.per_gpu.total_tput_tps")
     else:
         raise IngestError(source, f"{tput_key}.total.tokens_per_second", "is required but missing")
     lat = "request_metrics.latency"
@@ -233,12 +243,21 @@ def _flat_record(doc: Mapping[str, Any], path: Path, source: str, hardware: str 
     rec = _identity(doc, source, hardware)
     tp = as_float(doc.get("tp"), source, "tp", required=True)
     tput = as_float(doc.get("tput_per_gpu"), source, "tput_per_gpu", required=True)
+    check_parallel_size(tp, source, "tp")
+    check_parallel_size(as_float(doc.get("ep"), source, "ep"), source, "ep")
     total = as_float(doc.get("total_tput_tps"), source, "total_tput_tps")
     if not math.isnan(total) and not math.isclose(total / tp, tput, rel_tol=_REL_TOL_PER_GPU):
         raise IngestError(source, "tput_per_gpu",
                           f"{tput!r} tok/s/GPU disagrees with total_tput_tps / tp = {total / tp!r}")
     spec = _SPEC_IN_NAME.search(path.name)
     dis = _DISAGG_IN_NAME.search(path.name)
+    if not (dis and dis["d"].lower() == "true"):
+        check_throughput_sum(
+            tput,
+            as_float(doc.get("input_tput_per_gpu"), source, "input_tput_per_gpu"),
+            as_float(doc.get("output_tput_per_gpu"), source, "output_tput_per_gpu"),
+            source,
+        )
     offload = doc.get("offload_mode")
     offload_on = as_bool(offload, source, "offload_mode")
     rec.update({

@@ -36,6 +36,10 @@ from tokenomics.ingest._common import (
     IngestError,
     as_bool,
     as_float,
+    check_gpu_count,
+    check_parallel_size,
+    check_sequence_length,
+    check_throughput_sum,
     check_tpot_seconds,
     frame_from_records,
     interactivity_from_tpot,
@@ -225,6 +229,10 @@ def _aggregate_record(
     pcp = as_float(row.get("pcp_size", 1), source, "pcp_size")
     n_prefill = as_float(row.get("num_prefill_gpu"), source, "num_prefill_gpu")
     n_decode = as_float(row.get("num_decode_gpu"), source, "num_decode_gpu")
+    for key, val in (("tp", tp), ("pp", pp), ("pcp_size", pcp)):
+        check_parallel_size(val, source, key)
+    check_gpu_count(n_prefill, source, "num_prefill_gpu")
+    check_gpu_count(n_decode, source, "num_decode_gpu")
     if disagg or multinode:
         if math.isnan(n_prefill) or math.isnan(n_decode):
             raise IngestError(
@@ -241,6 +249,8 @@ def _aggregate_record(
                      ("input_tput_per_gpu", in_tput)):
         if not math.isnan(val) and val < 0:
             raise IngestError(source, key, f"throughput must be >= 0, got {val!r}")
+    if not (disagg or multinode):
+        check_throughput_sum(tput, in_tput, out_tput, source)
     rec: dict[str, Any] = {
         "hardware_id": hardware_id,
         "hardware_name": str(hw_name),
@@ -270,6 +280,11 @@ def _aggregate_record(
         "source": source,
         "as_of": as_of,
     }
+    check_sequence_length(rec["isl_tokens"], source, "isl")
+    check_sequence_length(rec["osl_tokens"], source, "osl")
+    for key in ("tp", "ep"):
+        check_parallel_size(rec[key], source, key)
+    check_gpu_count(num_gpus, source, "num_gpus")
     rec["workload"] = workload_label(rec["isl_tokens"], rec["osl_tokens"])
     for stat in _STATS:
         for metric in ("ttft", "tpot", "itl", "e2el"):
@@ -341,6 +356,12 @@ def _raw_record(
                 )
         elif meta:
             n_all = meta["tp"]
+    for key, count in (("num_gpus", n_all), ("num_prefill_gpus", n_p), ("num_decode_gpus", n_d)):
+        if count is not None:
+            check_gpu_count(float(count), source, key)
+    for key in ("tp", "ep"):
+        if meta.get(key) is not None:
+            check_parallel_size(float(meta[key]), source, key)
     disagg = n_p is not None or n_d is not None
     if not disagg and n_all is None:
         raise IngestError(
@@ -376,6 +397,8 @@ def _raw_record(
     if math.isnan(isl) and completed > 0:
         isl = as_float(doc.get("total_input_tokens"), source, "total_input_tokens") / completed
         osl = as_float(doc.get("total_output_tokens"), source, "total_output_tokens") / completed
+    check_sequence_length(isl, source, "isl")
+    check_sequence_length(osl, source, "osl")
     rec: dict[str, Any] = {
         "hardware_id": hardware_id,
         "hardware_name": str(hw_name),

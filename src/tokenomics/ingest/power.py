@@ -27,6 +27,8 @@ import pandas as pd
 from tokenomics.ingest._common import (
     IngestError,
     as_float,
+    check_parallel_size,
+    check_sequence_length,
     check_tpot_seconds,
     frame_from_records,
     interactivity_from_tpot,
@@ -145,8 +147,10 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
     Raises
     ------
     IngestError
-        If a required key is missing or non-numeric, the GPU count or power is not positive,
-        or the file's ``tokens_per_kw`` disagrees with output / total power by more than 1 %.
+        If a required key is missing or non-numeric, the GPU count, power or ISL/OSL is not
+        positive, a parallelism size is below 1 (``ep = 0``, the runner's "expert parallelism
+        off", is read as an EP degree of 1), or the file's ``tokens_per_kw`` disagrees with
+        output / total power by more than 1 %.
     KeyError
         If the hardware does not map to a catalog id.
 
@@ -197,6 +201,15 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
     model_id, in_catalog = resolve_model_name(model_name)
     isl = as_float(doc.get("isl"), source, "isl")
     osl = as_float(doc.get("osl"), source, "osl")
+    check_sequence_length(isl, source, "isl")
+    check_sequence_length(osl, source, "osl")
+    tp = as_float(doc.get("tp"), source, "tp")
+    check_parallel_size(tp, source, "tp")
+    ep = as_float(doc.get("ep"), source, "ep")
+    if ep == 0:
+        # the baseline runner writes ep = 0 for "expert parallelism off", i.e. an EP degree of 1
+        ep = 1.0
+    check_parallel_size(ep, source, "ep")
     rec: dict[str, Any] = {
         "hardware_id": hardware_id,
         "hardware_name": str(hw_name),
@@ -211,8 +224,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
         "osl_tokens": osl,
         "workload": workload_label(isl, osl),
         "concurrency": as_float(doc.get("conc"), source, "conc"),
-        "tp": as_float(doc.get("tp"), source, "tp"),
-        "ep": as_float(doc.get("ep"), source, "ep"),
+        "tp": tp,
+        "ep": ep,
         "num_gpus": n_gpus,
         "throughput_tok_per_s_per_gpu": t_pg,
         "input_throughput_tok_per_s_per_gpu": (total - output) / n_gpus,
