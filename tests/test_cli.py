@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -120,6 +121,92 @@ def test_margin_table_is_readable(capsys):
     assert " nan" not in out
 
 
+def test_margin_table_has_one_header_row_and_a_quantity_column(capsys):
+    rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--hardware", "b200", "--model", "kimi-k2",
+                     "--throughput", "1500")
+    assert rc == 0
+    lines = out.splitlines()
+    # header: the quantity column, then one column per system; no stray row-header line
+    assert lines[0].split() == ["quantity", "gb300-nvl72", "b200"]
+    assert not any(line.strip() in ("quantity", "hardware_id") for line in lines[1:])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert rows["model_id"] == ["kimi-k2", "kimi-k2"]
+    assert rows["throughput_tok_per_s_per_gpu"] == ["1,500", "1,500"]
+    assert "e+" not in out  # large numbers with separators, not scientific notation
+    # quantity names are left-aligned
+    assert all(line.startswith(line.split()[0]) for line in lines)
+
+
+def test_cost_table_formats_numbers(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000")
+    assert rc == 0
+    assert "10,000" in out
+    assert "e+" not in out
+    # CSV keeps full precision: 2.898.../ (10000 x 3600 x 0.6 / 1e6 = 21.6 Mtok per GPU-hour)
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000", "--format", "csv")
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
+    assert row["throughput_tok_per_s_per_gpu"] == 10000
+    assert row["cost_usd_per_mtok"] == pytest.approx(tk.tco("b200", "hyperscaler").usd_per_gpu_hour / 21.6, rel=1e-12)
+
+
+def test_cost_refuses_interactivity_with_throughput(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "b200", "--model", "deepseek-r1", "--interactivity", "50",
+                     "--throughput", "1000")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "--interactivity" in err
+    assert "--throughput" in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "allowed"),
+    [
+        ("--price-output", "-2", "[0, inf)"),
+        ("--price-input", "-0.5", "[0, inf)"),
+        ("--price-cached", "nan", "[0, inf)"),
+        ("--throughput", "0", "(0, inf)"),
+        ("--interactivity", "-1", "(0, inf)"),
+    ],
+)
+def test_margin_flags_validated_before_the_scenario(capsys, flag, value, allowed):
+    rc, _, err = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1",
+                     *(("--throughput", "1000") if flag not in ("--throughput", "--interactivity") else ()),
+                     flag, value)
+    assert rc == 2
+    _one_line_error(err, "margin")
+    assert f"{flag} {value}" in err
+    assert allowed in err
+    assert "usd_per_mtok" not in err  # names the flag, not the Scenario field
+    assert "pydantic" not in err
+
+
+def test_margin_cache_hit_flag_validated(capsys):
+    rc, _, err = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000",
+                     "--cache-hit", "1.5")
+    assert rc == 2
+    _one_line_error(err, "margin")
+    assert "--cache-hit" in err
+
+
+def test_pydantic_errors_become_one_line_without_url(capsys, tmp_path):
+    # --isl reaches ReportOptions (pydantic) unchecked: main() turns its ValidationError into one line
+    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--isl", "-5", "-q")
+    assert rc == 2
+    _one_line_error(err, "report")
+    assert "isl_tokens" in err
+    assert "-5" in err
+    assert "errors.pydantic.dev" not in err
+    assert "validation error" not in err
+
+
+def test_prices_json_dates_are_plain(capsys):
+    rc, out, _ = run(capsys, "prices", "--model", "deepseek-r1", "--format", "json")
+    assert rc == 0
+    rows = json.loads(out)
+    assert rows
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["as_of"]) for r in rows)
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
@@ -132,6 +219,8 @@ def test_margin_table_is_readable(capsys):
         (("tco", "b200", "--profile", "hyperscalr"), "closest"),
         (("report", "--utilization", "60", "-o", "x"), "percent"),
         (("report", "--model", "deepseek-r9", "-o", "x"), "unknown model"),
+        (("report", "--tco-vintage", "2026-13", "-o", "x"), "Valid ids: 2025-08, 2026-07, 2026-09"),
+        (("report", "--tco-tier", "foo", "-o", "x"), "unknown published TCO tier 'foo'"),
     ],
 )
 def test_bad_input_one_line_exit_2(capsys, argv, needle):

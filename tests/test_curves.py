@@ -72,18 +72,35 @@ def test_curve_returns_knots_and_stays_between_them() -> None:
     assert two.throughput_at(100.0) == pytest.approx(100.0)
 
 
-def test_curve_scalar_array_series_and_nan() -> None:
+def test_curve_scalar_array_series() -> None:
     c = ThroughputCurve(KX, KY)
     expected = c.throughput_at(20.0)
     assert isinstance(expected, float)
-    arr = c.throughput_at(np.array([20.0, np.nan]))
+    arr = c.throughput_at(np.array([20.0, 200.0]))
     assert isinstance(arr, np.ndarray)
     assert arr[0] == expected
-    assert np.isnan(arr[1])
-    s = c.throughput_at(pd.Series([20.0, np.nan], index=["a", "b"]))
+    assert np.isnan(arr[1])  # finite but outside the measured range: NaN (default)
+    s = c.throughput_at(pd.Series([20.0, 200.0], index=["a", "b"]))
     assert isinstance(s, pd.Series)
     assert s.index.tolist() == ["a", "b"]
     assert s["a"] == expected
+
+
+@pytest.mark.parametrize("extrapolate", ["nan", "raise", "clip"])
+def test_curve_nan_input_raises_naming_the_argument(extrapolate: str) -> None:
+    c = ThroughputCurve(KX, KY)
+    with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user is NaN"):
+        c.throughput_at(np.nan, extrapolate=extrapolate)  # type: ignore[arg-type]
+    # element-wise: the message points at the offending position / index label
+    with pytest.raises(ValueError, match=r"NaN at position 1 \(1 of 2 bad\)"):
+        c.throughput_at(np.array([20.0, np.nan]), extrapolate=extrapolate)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"NaN at index 'b'"):
+        c.throughput_at(pd.Series([20.0, np.nan], index=["a", "b"]),
+                        extrapolate=extrapolate)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"{c.throughput_column} is NaN"):
+        c.interactivity_at(np.nan, extrapolate=extrapolate)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"{c.throughput_column} is NaN at position 0"):
+        c.interactivity_at([np.nan, 1000.0], extrapolate=extrapolate)  # type: ignore[arg-type]
 
 
 def test_curve_out_of_range_modes() -> None:

@@ -235,6 +235,37 @@ def test_tornado_sorted_by_swing():
     assert "gross margin [%]" in ax.get_xlabel()
 
 
+@pytest.mark.parametrize("width_in", [7.0, 4.5])
+def test_tornado_title_fits_and_legend_clear_of_bars(width_in):
+    from tokenomics.sensitivity import margin_sensitivity
+
+    base = {"input_usd_per_mtok": 0.55, "output_usd_per_mtok": 2.19, "input_share_frac": 8 / 9,
+            "cache_hit_frac": 0.0, "throughput_tok_per_s_per_gpu": 2244.0, "utilization_frac": 0.6,
+            "cost_usd_per_gpu_hour": 2.898, "license_fee_frac": 0.0}
+    table = margin_sensitivity(base, ranges={"license_fee_frac": (0.0, 0.3), "cache_hit_frac": (0.0, 0.5)})
+    title = "deepseek-r1 on NVIDIA GB200 NVL72 (Grace Blackwell): margin sensitivity at 50 tok/s/user"
+    ax = plot.tornado(table, title=title)
+    fig = ax.figure
+    fig.set_size_inches(width_in, fig.get_size_inches()[1])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    fig_box = fig.bbox
+    # the whole title is on the figure (wrapped, not cut at the edges)
+    title_box = ax.title.get_window_extent(renderer)
+    assert title_box.x0 >= fig_box.x0 - 1
+    assert title_box.x1 <= fig_box.x1 + 1
+    assert title_box.y1 <= fig_box.y1 + 1
+    assert ax.title.get_text() == title
+    # the legend sits below the axes (and its x label), so no bar or value label can overlap it
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    axes_box = ax.get_window_extent(renderer)
+    assert legend_box.y1 < axes_box.y0
+    assert legend_box.y1 < ax.xaxis.label.get_window_extent(renderer).y0
+    assert legend_box.y0 >= fig_box.y0 - 1
+    for text in ax.texts:
+        assert not text.get_window_extent(renderer).overlaps(legend_box)
+
+
 def test_hardware_colors_stable_and_distinct():
     ids = [f"h{i}" for i in range(12)]
     styles = plot.hardware_colors(ids)

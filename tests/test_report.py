@@ -12,6 +12,7 @@ import pytest
 
 import tokenomics as tk
 from tokenomics import report
+from tokenomics.compare import reference_curve
 from tokenomics.report import MARKER, ReportOptions, write_report
 
 # measured DeepSeek-R1 1k/1k points are bundled for B200: no roofline projection needed, fast
@@ -165,6 +166,83 @@ def test_percent_option_rejected():
         ReportOptions(hardware=("b2000",))
 
 
+@pytest.mark.parametrize(
+    ("fields", "needle", "listed"),
+    [
+        ({"tco_basis": "published", "tco_vintage": "2026-13"}, "published TCO vintage '2026-13'",
+         ("2025-08", "2026-07", "2026-09")),
+        ({"tco_basis": "published", "tco_tier": "foo"}, "published TCO tier 'foo'",
+         ("hyperscaler", "neocloud", "rental", "internal")),
+        # both names exist, but the 2026-09 set has no neocloud figure
+        ({"tco_basis": "published", "tco_vintage": "2026-09", "tco_tier": "neocloud"}, "has no tier",
+         ("hyperscaler", "internal", "rental")),
+        ({"tco_profile": "hyperscalr"}, "TCO profile 'hyperscalr'", ("hyperscaler", "neocloud", "rental")),
+    ],
+)
+def test_tco_names_validated_up_front(fields, needle, listed):
+    # the options object refuses them: nothing of the chain runs, no list of skipped systems
+    with pytest.raises(KeyError) as info:
+        ReportOptions(models=("deepseek-r1",), **fields)
+    msg = str(info.value.args[0])
+    assert needle in msg
+    assert "[{" not in msg
+    for name in listed:  # the message lists what is valid
+        assert name in msg
+
+
+def test_progress_counts_candidate_and_evaluated_systems():
+    said: list[str] = []
+    # tpu-v5e has no itemised TCO and DeepSeek-R1 does not fit on one H100 node: 1 of 2 evaluated
+    rep = report.build_report(
+        ReportOptions(models=("deepseek-r1",), hardware=("b200", "tpu-v5e", "h100-sxm")), step=said.append
+    )
+    assert len(rep.tables["headline"]) == 1
+    assert "deepseek-r1: curves, cost and margin on 2 candidate systems" in said
+    assert any(m.startswith("deepseek-r1: evaluated on 1 of 2 candidate systems") for m in said)
+
+
+def test_headline_cells_sorted_by_model_then_cost():
+    head = pd.DataFrame({
+        "model_id": ["m-b", "m-a", "m-b", "m-a"],
+        "hardware_id": ["h1", "h1", "h2", "h2"],
+        "curve_kind": ["measured"] * 4,
+        "cost_usd_per_mtok": [0.5, 0.9, 0.2, 0.1],
+    })
+    cells = report.headline_cells(head)
+    order = [(c[0], c[1]) for c in cells]
+    assert order == [("m-a", "h2"), ("m-a", "h1"), ("m-b", "h2"), ("m-b", "h1")]
+
+
+def test_headline_html_rows_sorted(out):
+    body = _headline_cells(out)[1:]
+    head = pd.read_csv(out / "headline.csv")
+    keys = [(r[0], float(r[6].split()[0])) for r in body]
+    assert keys == sorted(keys)
+    assert list(head["model_id"]) == sorted(head["model_id"])
+
+
+def test_assumptions_state_the_fee_applied_per_model(out):
+    rows = pd.read_csv(out / "assumptions.csv").set_index("assumption")
+    applied = rows.loc["license fee applied to deepseek-r1"]
+    assert float(applied["value"]) == 0.0  # DeepSeek-R1 has open weights
+    assert "open weights" in applied["note"]
+    assert "0.30 for licensed models" in applied["note"]
+    assert "--license-fee" in applied["note"]
+    given = report._assumptions(ReportOptions(models=("deepseek-r1",), license_fee_frac=0.2),
+                                pd.DataFrame({"hardware_id": ["b200"]})).set_index("assumption")
+    assert given.loc["license fee applied to deepseek-r1", "value"] == "0.2"
+    assert "given" in given.loc["license fee applied to deepseek-r1", "note"]
+
+
+def test_measured_headline_rows_have_no_band(out):
+    head = pd.read_csv(out / "headline.csv")
+    for col in ("throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
+                "cost_low_usd_per_mtok", "cost_high_usd_per_mtok"):
+        assert head[col].isna().all()
+    cell = _headline_cells(out)[1][6]
+    assert "(" not in cell
+
+
 def test_refuses_foreign_nonempty_dir_and_force(tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
@@ -222,3 +300,21 @@ def test_projected_hardware_has_band(tmp_path):
     assert set(cost["kind"]) == {"projected"}
     assert (cost["cost_low_usd_per_mtok"] <= cost["cost_usd_per_mtok"]).all()
     assert (cost["cost_usd_per_mtok"] <= cost["cost_high_usd_per_mtok"]).all()
+    # the headline row carries the projection's band: a constant multiple of the central value
+    head = rep.tables["headline"].iloc[0]
+    assert head["curve_kind"] == "projected"
+    _, points = reference_curve("deepseek-r1", "gb200", isl_tokens=2048, osl_tokens=512,
+                                    interactivity_tok_per_s_per_user=50.0)
+    mid = points["throughput_tok_per_s_per_gpu"]
+    low = float(np.median(points["throughput_low_tok_per_s_per_gpu"] / mid))
+    high = float(np.median(points["throughput_high_tok_per_s_per_gpu"] / mid))
+    assert low < 1 < high
+    t = head["throughput_tok_per_s_per_gpu"]
+    assert head["throughput_low_tok_per_s_per_gpu"] == pytest.approx(t * low)
+    assert head["throughput_high_tok_per_s_per_gpu"] == pytest.approx(t * high)
+    # cost is inversely proportional to throughput: the low cost goes with the high throughput
+    assert head["cost_low_usd_per_mtok"] == pytest.approx(head["cost_usd_per_mtok"] / high)
+    assert head["cost_high_usd_per_mtok"] == pytest.approx(head["cost_usd_per_mtok"] / low)
+    cell = report.headline_cells(rep.tables["headline"])[0][6]
+    assert cell == (f"{head['cost_usd_per_mtok']:.3f} "
+                    f"({head['cost_low_usd_per_mtok']:.3f}-{head['cost_high_usd_per_mtok']:.3f})")

@@ -7,12 +7,14 @@ input gives a one-line error on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
+import pydantic
 
 import tokenomics as tk
 
@@ -32,12 +34,45 @@ Fractions are 0..1 (--utilization 0.6, not 60). Each subcommand has --help.
 """
 
 
+def _dates_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return ``frame`` with date columns as ``YYYY-MM-DD`` text (datetimes keep their time)."""
+    out = frame.copy()
+    for col in out.columns:
+        values = out[col]
+        if pd.api.types.is_datetime64_any_dtype(values):
+            midnight = bool((values.dropna() == values.dropna().dt.normalize()).all())
+            fmt = "%Y-%m-%d" if midnight else "%Y-%m-%dT%H:%M:%S"
+            out[col] = values.dt.strftime(fmt).where(values.notna(), None)
+        elif values.dtype == object and values.map(
+            lambda v: isinstance(v, dt.date) or v is None or v is pd.NA
+            or (isinstance(v, float) and math.isnan(v))
+        ).all() and values.map(lambda v: isinstance(v, dt.date)).any():
+            out[col] = values.map(lambda v: v.isoformat() if isinstance(v, dt.date) else None)
+    return out
+
+
+def _number(value: float) -> str:
+    """Format a number for a terminal table: separators for large values, fixed decimals else."""
+    if not math.isfinite(value):
+        return "-" if math.isnan(value) else str(value)
+    size = abs(value)
+    if value == 0:
+        return "0"
+    if size >= 1000:
+        return f"{value:,.0f}"
+    if size >= 1:
+        return f"{value:,.3f}"
+    if size >= 0.001:
+        return f"{value:.4f}"
+    return f"{value:.3g}"
+
+
 def _emit(frame: pd.DataFrame, fmt: str, *, index: bool = True) -> None:
     """Print a table in the requested format."""
     if fmt == "csv":
-        sys.stdout.write(frame.to_csv(index=index))
+        sys.stdout.write(_dates_as_text(frame).to_csv(index=index))
     elif fmt == "json":
-        out = frame.reset_index() if index else frame
+        out = _dates_as_text(frame.reset_index() if index else frame)
         sys.stdout.write(out.to_json(orient="records", date_format="iso", indent=2) + "\n")
     else:
         with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
@@ -135,15 +170,36 @@ def _cmd_tco(args: argparse.Namespace) -> None:
         sys.stdout.write(f"note: {note}\n")
 
 
+def _check_flag(flag: str, value: float | None, *, low: float, low_inclusive: bool, unit: str) -> None:
+    """Raise a one-line ``ValueError`` naming the flag, its value and the allowed range."""
+    if value is None:
+        return
+    if math.isfinite(value) and (value > low or (low_inclusive and value == low)):
+        return
+    bracket = "[" if low_inclusive else "("
+    raise ValueError(f"{flag} {value:g} is outside the allowed range {bracket}{low:g}, inf) [{unit}]")
+
+
+def _check_workload_flags(args: argparse.Namespace) -> None:
+    """Validate the workload flags of ``cost``/``margin`` before any Scenario is built."""
+    _check_flag("--throughput", args.throughput, low=0.0, low_inclusive=False, unit="tok/s/GPU")
+    _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
+    _check_flag("--isl", args.isl, low=0.0, low_inclusive=False, unit="tokens")
+    _check_flag("--osl", args.osl, low=0.0, low_inclusive=False, unit="tokens")
+    if args.throughput is not None and args.interactivity is not None:
+        raise ValueError(
+            "--interactivity is only used to read throughput off a curve; with --throughput given "
+            "it would not be used: pass one of them, not both"
+        )
+
+
 def _throughput_for(args: argparse.Namespace, model: str, hardware: str) -> tuple[float, float | None, str]:
     """Throughput [tok/s/GPU], interactivity and where the throughput came from."""
     from tokenomics.compare import reference_curve
 
     if args.throughput is not None:
-        return float(args.throughput), args.interactivity, "given"
+        return float(args.throughput), None, "given"
     x = 50.0 if args.interactivity is None else float(args.interactivity)
-    if x <= 0:
-        raise ValueError(f"--interactivity={x:g} must be > 0 [tok/s/user]")
     curve, _ = reference_curve(model, hardware, isl_tokens=args.isl, osl_tokens=args.osl,
                                interactivity_tok_per_s_per_user=x)
     t = float(curve.throughput_at(x))
@@ -174,6 +230,7 @@ def _cmd_cost(args: argparse.Namespace) -> None:
     from tokenomics.economics import cost_per_mtok
 
     _fraction("--utilization", args.utilization, open_low=True)
+    _check_workload_flags(args)
     if args.throughput is None and not args.model:
         raise ValueError("give --model (to read throughput off its curve) or --throughput")
     kw = _tco_kwargs(args)
@@ -186,7 +243,7 @@ def _cmd_cost(args: argparse.Namespace) -> None:
             "hardware_id": res.hardware_id,  # type: ignore[attr-defined]
             "model_id": args.model or "",
             "throughput_from": origin,
-            "interactivity_tok_per_s_per_user": x,
+            "interactivity_tok_per_s_per_user": math.nan if x is None else x,
             "throughput_tok_per_s_per_gpu": tput,
             "tco_usd_per_gpu_hour": rate,
             "utilization_frac": args.utilization,
@@ -194,7 +251,7 @@ def _cmd_cost(args: argparse.Namespace) -> None:
         })
     frame = pd.DataFrame(rows)
     if args.format == "table":
-        with pd.option_context("display.float_format", lambda v: f"{v:,.4g}"):
+        with pd.option_context("display.float_format", _number):
             _emit(frame, "table", index=False)
         return
     _emit(frame, args.format, index=False)
@@ -207,6 +264,10 @@ def _cmd_margin(args: argparse.Namespace) -> None:
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
     _fraction("--cache-hit", args.cache_hit)
+    _check_workload_flags(args)
+    for flag, price in (("--price-input", args.price_input), ("--price-output", args.price_output),
+                        ("--price-cached", args.price_cached)):
+        _check_flag(flag, price, low=0.0, low_inclusive=True, unit="USD/Mtok")
     kw = _tco_kwargs(args)
     frames = []
     for hw in args.hardware:
@@ -226,16 +287,31 @@ def _cmd_margin(args: argparse.Namespace) -> None:
     if args.format != "table":
         _emit(frame, args.format, index=False)
         return
-    shown = frame.set_index("hardware_id").T
-    shown.index.name = "quantity"
-    shown = shown.map(_cell)
-    _emit(shown, "table")
+    sys.stdout.write(_quantity_table(frame.set_index("hardware_id")))
+
+
+def _quantity_table(frame: pd.DataFrame) -> str:
+    """Render one scenario per column: a left-aligned ``quantity`` column, one value column each."""
+    body = frame.T.map(_cell)
+    names = [str(c) for c in body.columns]
+    quantity = [str(q) for q in body.index]
+    width_q = max(len("quantity"), *(len(q) for q in quantity))
+    widths = [max(len(n), *(len(v) for v in body[c])) for n, c in zip(names, body.columns, strict=True)]
+    lines = ["  ".join(["quantity".ljust(width_q), *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
+    for q, (_, row) in zip(quantity, body.iterrows(), strict=True):
+        cells = (str(v).rjust(w) for v, w in zip(row, widths, strict=True))
+        lines.append("  ".join([q.ljust(width_q), *cells]).rstrip())
+    return "\n".join(lines) + "\n"
 
 
 def _cell(value: object) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    return f"{value:,.4g}" if isinstance(value, float) else str(value)
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        return _number(float(value))
+    return str(value)
 
 
 def _cmd_ingest(args: argparse.Namespace) -> None:
@@ -277,6 +353,7 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
+    _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
     kw = _tco_kwargs(args)
     opts = ReportOptions(
         models=tuple(args.model or DEFAULT_MODELS),
@@ -421,6 +498,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _validation_line(err: pydantic.ValidationError) -> str:
+    """One line for a pydantic error: the first error's location and message, no URL."""
+    errors = err.errors(include_url=False)
+    if not errors:
+        return " ".join(str(err).split())
+    first = errors[0]
+    loc = ".".join(str(part) for part in first.get("loc", ()))
+    msg = str(first.get("msg", "")).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    text = f"{loc}: {msg}{more}" if loc else f"{msg}{more}"
+    return " ".join(text.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -441,6 +531,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         args.func(args)
+    except pydantic.ValidationError as err:
+        sys.stderr.write(f"tokenomics {args.command}: error: {_validation_line(err)}\n")
+        return 2
     except (KeyError, ValueError, FileNotFoundError, FileExistsError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         text = " ".join(str(message).split())  # one line, also for multi-line validation errors

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import PchipInterpolator
 
-from tokenomics._validate import check_range
+from tokenomics._validate import check_positive, check_range
 from tokenomics.frontier import DEFAULT_GROUP_COLUMNS, pareto_frontier
 
 __all__ = ["ThroughputCurve", "cost_curve"]
@@ -266,8 +266,8 @@ class ThroughputCurve:
         if extrapolate not in _EXTRAPOLATE:
             raise ValueError(f"extrapolate={extrapolate!r} is not one of {_EXTRAPOLATE}")
         v = _as_array(values)
-        check_range(name, v, low=0.0, low_inclusive=False, high=np.inf, high_inclusive=False,
-                    allow_nan=True)
+        # a Series is checked as given so the message names the offending index label
+        check_positive(name, values if isinstance(values, pd.Series) else v)
         lo, hi = knots_x[0], knots_x[-1]
         with np.errstate(invalid="ignore"):
             outside = (v < lo) | (v > hi)
@@ -299,7 +299,7 @@ class ThroughputCurve:
         Parameters
         ----------
         interactivity_tok_per_s_per_user : float, array_like or pandas.Series
-            Interactivity [tok/s/user], > 0 (NaN allowed, gives NaN).
+            Interactivity [tok/s/user], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
             Outside the measured range: NaN (default; see :meth:`in_range`), raise
             ``ValueError``, or clip to the end knots.
@@ -312,7 +312,8 @@ class ThroughputCurve:
         Raises
         ------
         ValueError
-            Non-positive interactivity, or out of range with ``extrapolate="raise"``.
+            NaN, infinite or non-positive interactivity (the message names the argument and
+            the first offending element), or out of range with ``extrapolate="raise"``.
         """
         return self._evaluate(interactivity_tok_per_s_per_user, self._x, self._y, self._fwd,
                               "interactivity_tok_per_s_per_user", extrapolate)
@@ -327,7 +328,7 @@ class ThroughputCurve:
         Parameters
         ----------
         throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-            Throughput [tok/s/GPU], > 0 (NaN allowed).
+            Throughput [tok/s/GPU], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
             Outside the measured throughput range: NaN, raise, or clip.
 
@@ -339,7 +340,8 @@ class ThroughputCurve:
         Raises
         ------
         ValueError
-            Non-positive throughput, or out of range with ``extrapolate="raise"``.
+            NaN, infinite or non-positive throughput (the message names the argument and the
+            first offending element), or out of range with ``extrapolate="raise"``.
         """
         inverse = None if self._fwd is None else self._inverse_log
         return self._evaluate(throughput_tok_per_s_per_gpu, self._y[::-1], self._x[::-1],

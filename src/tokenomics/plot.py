@@ -29,13 +29,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import TwoSlopeNorm
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.transforms import offset_copy
 
 __all__ = [
     "OKABE_ITO",
@@ -885,12 +888,24 @@ def tornado(
     ax.xaxis.set_major_formatter(fmt)
     ax.set_xlabel(label_for(value, percent=_is_frac(value)) + f" (base {fmt(base, 0)})")
     ax.grid(True, axis="x", alpha=0.3)
+    # legend below the x-axis label, outside the bars, so no value label can run into it
     ax.legend(handles=[Patch(color=OKABE_ITO[3], label="input at low value"),
                        Patch(color=OKABE_ITO[0], label="input at high value")],
-              fontsize=8, frameon=False, loc="lower right")
+              fontsize=8, frameon=False, ncol=2, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+              bbox_transform=offset_copy(ax.transAxes, fig=ax.get_figure(root=True), y=-_below_xlabel_pt(ax),
+                                         units="points"))
     if title:
-        ax.set_title(title)
+        # wrapped at draw time to the figure's width, so a narrow figure keeps the whole title
+        ax.set_title(title, fontsize="medium", wrap=True)
     return ax
+
+
+def _below_xlabel_pt(ax: Axes) -> float:
+    """Distance [pt] from the bottom of the axes to below its x tick labels and x-axis label."""
+    rc = matplotlib.rcParams
+    tick = FontProperties(size=rc["xtick.labelsize"]).get_size_in_points()
+    label = ax.xaxis.label.get_fontsize()
+    return float(rc["xtick.major.size"] + rc["xtick.major.pad"] + tick + rc["axes.labelpad"] + label + 4.0)
 
 
 def _fmt_num(v: Any) -> str:

@@ -38,10 +38,10 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tokenomics._validate import check_fraction, check_positive
-from tokenomics.compare import reference_curve
+from tokenomics._validate import check_fraction, check_positive, unknown_name_error
+from tokenomics.compare import _band_ratios, reference_curve
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -49,6 +49,7 @@ __all__ = [
     "ReportOptions",
     "build_report",
     "default_license_fee_frac",
+    "validate_tco_names",
     "write_report",
 ]
 
@@ -164,6 +165,11 @@ class ReportOptions(BaseModel):
             raise ValueError("hardware: give at least one system, or none for all")
         return tuple(dict.fromkeys(resolve_hardware_id(h) for h in value))
 
+    @model_validator(mode="after")
+    def _tco_names(self) -> ReportOptions:
+        validate_tco_names(self.tco_basis, self.tco_profile, self.tco_vintage, self.tco_tier)
+        return self
+
     def tco_label(self) -> str:
         """Describe the TCO basis in words, e.g. ``"itemised, hyperscaler profile"``.
 
@@ -175,6 +181,46 @@ class ReportOptions(BaseModel):
         if self.tco_basis == "itemised":
             return f"itemised, {self.tco_profile} profile"
         return f"published {self.tco_vintage}, {self.tco_tier} tier"
+
+
+def validate_tco_names(basis: str, profile: str, vintage: str, tier: str) -> None:
+    """Check the TCO profile and, for a published basis, the vintage and tier against the catalog.
+
+    Parameters
+    ----------
+    basis : {"itemised", "published"}
+        TCO basis.
+    profile : str
+        Operator profile (checked on either basis: it is a report option either way).
+    vintage, tier : str
+        Published TCO set and tier (checked for ``basis="published"`` only).
+
+    Raises
+    ------
+    KeyError
+        Unknown profile, vintage or tier, or a vintage/tier pair that was never published; the
+        message lists the valid names (closest first).
+
+    Examples
+    --------
+    >>> validate_tco_names("published", "hyperscaler", "2026-09", "rental")
+    """
+    from tokenomics import catalog
+
+    catalog.tco_profile(profile)
+    if basis != "published":
+        return
+    table = catalog.published_tco_table()
+    vintages = sorted(set(table["vintage"]))
+    tiers = sorted(set(table["tier"]))
+    if vintage not in vintages:
+        raise unknown_name_error("published TCO vintage", vintage, vintages)
+    if tier not in tiers:
+        raise unknown_name_error("published TCO tier", tier, tiers)
+    if not ((table["vintage"] == vintage) & (table["tier"] == tier)).any():
+        have = sorted(set(table.loc[table["vintage"] == vintage, "tier"]))
+        raise KeyError(f"published TCO vintage {vintage!r} has no tier {tier!r}; "
+                       f"tiers of {vintage}: {', '.join(have)}")
 
 
 def default_license_fee_frac(model: str) -> float:
@@ -321,7 +367,7 @@ def build_report(
     u_grid = np.round(np.linspace(0.05, 1.0, 20), 4)
     for model_id in opts.models:
         fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model_id)
-        say(f"{model_id}: curves, cost and margin on {len(tco_results)} systems")
+        say(f"{model_id}: curves, cost and margin on {len(tco_results)} candidate systems")
         rows_for_model = []
         for hid, tco_res in tco_results.items():
             try:
@@ -363,9 +409,17 @@ def build_report(
                 continue
             row.insert(2, "curve_kind", curve.kind)
             row["interactivity_tok_per_s_per_user"] = x_ref
+            low, high = _band_ratios(points) if curve.kind == "projected" else (math.nan, math.nan)
+            # the band columns of a projection are a constant multiple of the central throughput
+            row["throughput_low_tok_per_s_per_gpu"] = t_ref * low
+            row["throughput_high_tok_per_s_per_gpu"] = t_ref * high
+            row["cost_low_usd_per_mtok"] = row["cost_usd_per_mtok"] / high
+            row["cost_high_usd_per_mtok"] = row["cost_usd_per_mtok"] / low
             rows_for_model.append(row)
             mu = sweep(scn, utilization_frac=u_grid)
             util_frames.append(mu.assign(model_id=model_id))
+        say(f"{model_id}: evaluated on {len(rows_for_model)} of {len(tco_results)} candidate systems"
+            + ("; the rest under 'Not evaluated'" if len(rows_for_model) < len(tco_results) else ""))
         if not rows_for_model:
             continue
         table = pd.concat(rows_for_model, ignore_index=True)
@@ -402,7 +456,7 @@ def build_report(
         )
 
     say("sources and assumptions")
-    head = pd.concat(headline, ignore_index=True)
+    head = _headline_sorted(pd.concat(headline, ignore_index=True))
     used_hw = sorted(set(head["hardware_id"]))
     tco_long = []
     for hid in used_hw:
@@ -435,7 +489,7 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
     fee_rule = (
         f"{opts.license_fee_frac:g} of revenue for every model (given)"
         if opts.license_fee_frac is not None
-        else f"{LICENSED_MODEL_FEE_FRAC:g} of revenue for a licensed model, 0 for open weights "
+        else f"{LICENSED_MODEL_FEE_FRAC:.2f} of revenue for a licensed model, 0 for open weights "
         "(catalog field open_weights)"
     )
     rows = [
@@ -454,7 +508,8 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("utilization_frac", f"{opts.utilization_frac:g}", "fraction", "busy share of paid hours"),
         ("reference interactivity", f"{opts.reference_interactivity_tok_per_s_per_user:g}", "tok/s/user",
          "throughput read off the curve here (interpolated, never extrapolated)"),
-        ("license fee", fee_rule, "fraction of revenue", ""),
+        ("license fee", fee_rule, "fraction of revenue", "rule; the fee applied to each model follows"),
+        *(_fee_applied(mid, opts) for mid in opts.models),
         ("prices", f"catalog list prices, provider {opts.price_provider or 'first-party or latest'}",
          "USD/Mtok", "blended over input and output by the token mix"),
         ("cached input price", f"{DEFAULT_CACHED_COST_RATIO:g} x input price where none is published",
@@ -463,6 +518,21 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
          "cache hit 0-0.5", "", "one at a time, others at base"),
     ]
     return pd.DataFrame(rows, columns=["assumption", "value", "unit", "note"])
+
+
+def _fee_applied(model_id: str, opts: ReportOptions) -> tuple[str, str, str, str]:
+    """Assumption row: the license fee actually applied to one model, and why."""
+    from tokenomics import catalog
+
+    rule = (f"rule: {LICENSED_MODEL_FEE_FRAC:.2f} for licensed models, 0 for open weights; "
+            "override with --license-fee")
+    if opts.license_fee_frac is not None:
+        value, why = f"{opts.license_fee_frac:g}", "given with --license-fee (license_fee_frac)"
+    else:
+        open_weights = catalog.model(model_id).open_weights
+        value = f"{default_license_fee_frac(model_id):g}"
+        why = f"{'open weights' if open_weights else 'licensed weights'}; {rule}"
+    return (f"license fee applied to {model_id}", value, "fraction of revenue", why)
 
 
 def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame, tco_results: dict[str, Any],
@@ -589,9 +659,31 @@ def headline_cells(head: pd.DataFrame) -> list[list[str]]:
         One list of formatted cells per row, in :data:`HEADLINE_COLUMNS` order.
     """
     rows = []
-    for rec in head.to_dict(orient="records"):
-        rows.append([_fmt(_plain(rec.get(col)), fmt) for col, (_, fmt) in HEADLINE_COLUMNS.items()])
+    for rec in _headline_sorted(head).to_dict(orient="records"):
+        cells = []
+        for col, (_, fmt) in HEADLINE_COLUMNS.items():
+            text = _fmt(_plain(rec.get(col)), fmt)
+            if col == "cost_usd_per_mtok":
+                text += _band_text(rec, fmt)
+            cells.append(text)
+        rows.append(cells)
     return rows
+
+
+def _headline_sorted(head: pd.DataFrame) -> pd.DataFrame:
+    """Headline rows by model, then cheapest first (as the terminal summary of ``tokenomics report``)."""
+    if not {"model_id", "cost_usd_per_mtok"} <= set(head.columns):
+        return head
+    return head.sort_values(["model_id", "cost_usd_per_mtok"], kind="stable", ignore_index=True)
+
+
+def _band_text(rec: dict[str, Any], fmt: str) -> str:
+    """`` (low-high)`` cost range of a projected row; empty for a measured row."""
+    low = _plain(rec.get("cost_low_usd_per_mtok"))
+    high = _plain(rec.get("cost_high_usd_per_mtok"))
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in (low, high)):
+        return ""
+    return f" ({fmt.format(low)}-{fmt.format(high)})"
 
 
 def _plain(value: Any) -> Any:
@@ -662,8 +754,10 @@ def _html(rep: Report, pngs: dict[str, bytes], elapsed_s: float) -> str:
         f"<p>At {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user and "
         f"{opts.utilization_frac:.0%} utilization, at catalog list prices. "
         "Break-even utilization: the utilization at which the gross margin is zero "
-        "(<i>not reachable</i>: no utilization up to 100 % breaks even). Source table: "
-        "<code>headline.csv</code>.</p>",
+        "(<i>not reachable</i>: no utilization up to 100 % breaks even). Rows from a roofline "
+        "projection show the cost range of the projection's throughput band in parentheses "
+        "(<code>cost_low/high_usd_per_mtok</code>). Rows are sorted by model, cheapest first. "
+        "Source table: <code>headline.csv</code>.</p>",
         _headline_html(head),
     ]
     for mid in opts.models:

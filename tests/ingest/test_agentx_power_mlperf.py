@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -91,6 +92,51 @@ def test_early_agentic_real_point(shared_data: Path) -> None:
     assert row["concurrency"] == 64
 
 
+@pytest.mark.parametrize(
+    ("changes", "key", "words"),
+    [
+        ({"tp": 0}, "tp", "parallelism size must be >= 1"),
+        ({"pcp_size": 0}, "pcp_size", "parallelism size must be >= 1"),
+        ({"num_decode_gpu": -8}, "num_decode_gpu", "GPU count must be > 0"),
+    ],
+)
+def test_agentx_nested_bad_sizes_rejected(
+    tmp_path: Path, changes: dict[str, object], key: str, words: str
+) -> None:
+    doc = json.loads((FIX / "agentx_disagg_e2e.json").read_text())
+    doc.update(changes)
+    f = tmp_path / "agentx_variant.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(IngestError) as info:
+        read_agentx(f)
+    assert info.value.key == key
+    assert words in str(info.value)
+
+
+def _flat_agentic(tmp_path: Path, **changes: object) -> Path:
+    doc: dict[str, object] = {
+        "hw": "b200", "model": "deepseek-ai/DeepSeek-R1", "users": 8, "tp": 8, "ep": 8,
+        "tput_per_gpu": 1000.0, "input_tput_per_gpu": 900.0, "output_tput_per_gpu": 100.0,
+        "median_itl": 0.02, "p90_itl": 0.03,
+    }
+    doc.update(changes)
+    f = tmp_path / "agg_flat_agentic.json"
+    f.write_text(json.dumps(doc))
+    return f
+
+
+def test_agentic_flat_sizes_and_throughput_sum(tmp_path: Path) -> None:
+    # consistent row: 900 + 100 = 1000 tok/s/GPU
+    assert read_agentx(_flat_agentic(tmp_path))["throughput_tok_per_s_per_gpu"].iloc[0] == 1000.0
+    with pytest.raises(IngestError, match="parallelism size") as info:
+        read_agentx(_flat_agentic(tmp_path, tp=0))
+    assert info.value.key == "tp"
+    # 900 + 500 = 1400 vs total 1000 on the same denominator
+    with pytest.raises(IngestError, match="differs from total") as info:
+        read_agentx(_flat_agentic(tmp_path, output_tput_per_gpu=500.0))
+    assert info.value.key == "tput_per_gpu"
+
+
 # --- power ----------------------------------------------------------------------------------------
 
 
@@ -109,6 +155,36 @@ def test_power_fixture_by_hand() -> None:
 def test_power_inconsistent_tokens_per_kw_rejected() -> None:
     with pytest.raises(IngestError, match="tokens_per_kw"):
         read_power_baseline(FIX / "bad_power_tokens_per_kw.json")
+
+
+@pytest.mark.parametrize(
+    ("changes", "key", "words"),
+    [
+        ({"isl": -1}, "isl", "sequence length must be > 0"),
+        ({"tp": 0}, "tp", "parallelism size must be >= 1"),
+        ({"ep": -1}, "ep", "parallelism size must be >= 1"),
+    ],
+)
+def test_power_bad_lengths_and_sizes_rejected(
+    tmp_path: Path, changes: dict[str, object], key: str, words: str
+) -> None:
+    doc = json.loads((FIX / "power_hand.json").read_text())
+    doc.update(changes)
+    f = tmp_path / "power_variant.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(IngestError) as info:
+        read_power_baseline(f)
+    assert info.value.key == key
+    assert words in str(info.value)
+
+
+def test_power_ep_zero_means_expert_parallelism_off(tmp_path: Path) -> None:
+    # the baseline runner writes ep = 0 when expert parallelism is off: an EP degree of 1
+    doc = json.loads((FIX / "power_hand.json").read_text())
+    doc["ep"] = 0
+    f = tmp_path / "power_ep0.json"
+    f.write_text(json.dumps(doc))
+    assert read_power_baseline(f)["ep"].iloc[0] == 1
 
 
 def test_energy_helpers() -> None:

@@ -80,6 +80,58 @@ def test_ms_key_in_aggregate_row_is_rejected(tmp_path: Path) -> None:
         read_inferencex(f)
 
 
+def _agg_variant(tmp_path: Path, **changes: object) -> Path:
+    doc = json.loads((FIX / "agg_hand_b200.json").read_text())
+    doc.update(changes)
+    f = tmp_path / "agg_variant.json"
+    f.write_text(json.dumps(doc))
+    return f
+
+
+@pytest.mark.parametrize(
+    ("changes", "key", "words"),
+    [
+        ({"isl": -1}, "isl", "sequence length must be > 0"),
+        ({"osl": 0}, "osl", "sequence length must be > 0"),
+        ({"tp": 0}, "tp", "parallelism size must be >= 1"),
+        ({"pp": 0}, "pp", "parallelism size must be >= 1"),
+        ({"ep": -2}, "ep", "parallelism size must be >= 1"),
+        ({"num_prefill_gpu": 0}, "num_prefill_gpu", "GPU count must be > 0"),
+        # same denominator (aggregated, one node): 900 + 500 = 1400 vs total 1000
+        ({"output_tput_per_gpu": 500.0}, "tput_per_gpu", "differs from total"),
+    ],
+)
+def test_aggregate_row_inconsistent_values_rejected(
+    tmp_path: Path, changes: dict[str, object], key: str, words: str
+) -> None:
+    with pytest.raises(IngestError) as info:
+        read_inferencex(_agg_variant(tmp_path, **changes))
+    assert info.value.key == key
+    assert words in str(info.value)
+    assert "agg_variant.json" in str(info.value)
+
+
+def test_aggregate_throughput_sum_tolerance_is_one_percent(tmp_path: Path) -> None:
+    # 900 + 109 = 1009 is 0.9 % above 1000: accepted; 900 + 111 = 1011 (1.1 %) is not
+    assert read_inferencex(_agg_variant(tmp_path, output_tput_per_gpu=109.0)).shape[0] == 1
+    with pytest.raises(IngestError, match="1%"):
+        read_inferencex(_agg_variant(tmp_path, output_tput_per_gpu=111.0))
+
+
+def test_disaggregated_rows_skip_the_sum_check() -> None:
+    # 3000 (per prefill GPU) + 1500 (per decode GPU) != 2000 (per GPU of all 12): different
+    # denominators, so this is consistent and must read
+    row = read_inferencex(FIX / "agg_disagg_gb200.json").iloc[0]
+    assert row["input_throughput_tok_per_s_per_gpu"] == 3000.0
+
+
+def test_raw_file_rejects_non_positive_gpu_count() -> None:
+    with pytest.raises(IngestError) as info:
+        read_inferencex(FIX / "raw_plain_bench.json", hardware="h200", num_gpus=-4)
+    assert info.value.key == "num_gpus"
+    assert "GPU count must be > 0" in str(info.value)
+
+
 def test_unknown_hardware_raises_with_closest_ids() -> None:
     with pytest.raises(KeyError) as info:
         read_inferencex(FIX / "bad_agg_unknown_hw.json")

@@ -322,8 +322,10 @@ def read_agentx(path: str | Path, *, hardware: str | None = None,
     ------
     IngestError
         If the file is not an agentic aggregate row, a required key is missing, a value is not
-        numeric, a cache-hit rate is outside 0..1, TPOT looks like milliseconds, or the stated
-        per-GPU throughput disagrees with total / GPUs.
+        numeric, a cache-hit rate is outside 0..1, TPOT looks like milliseconds, the stated
+        per-GPU throughput disagrees with total / GPUs, a parallelism size is below 1, a GPU
+        count is not positive, or (non-disaggregated rows) input + output per-GPU throughput
+        is more than 1 % away from the total.
     KeyError
         If the hardware does not map to a catalog id.
 

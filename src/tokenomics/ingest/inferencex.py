@@ -487,8 +487,11 @@ def read_inferencex(
     ------
     IngestError
         If the file is malformed: not JSON, a required key missing, a non-numeric value,
-        milliseconds where seconds belong, an inconsistent stated interactivity, or a raw file
-        without a GPU count.
+        milliseconds where seconds belong, an inconsistent stated interactivity, a raw file
+        without a GPU count, a non-positive ISL/OSL or GPU count, a parallelism size below 1,
+        or (aggregated rows on one set of GPUs) input + output per-GPU throughput more than
+        1 % away from the total. Disaggregated rows divide input and output by different GPU
+        counts, so the sum check is skipped there.
     KeyError
         If the hardware name does not map to a catalog id (closest ids listed).
 
