@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
 import pytest
+from hypothesis import settings
 
 import tokenomics
 
 matplotlib.use("Agg")
+
+# Continuous integration replays the same examples on every run (a failure there is reproducible);
+# locally hypothesis explores new examples each time.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

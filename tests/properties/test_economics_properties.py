@@ -60,20 +60,21 @@ def test_cost_inverse_in_throughput_and_utilization(k, t, u, a):
     st.sampled_from(["gpu_time", "price"]),
 )
 def test_split_sums_to_total(k, t, u, s_in, h, pre, dec, ratio, p_in, p_out, rule):
-    s = cost_split_per_mtok(
-        k,
-        t,
-        u,
-        s_in,
-        h,
-        rule=rule,
-        prefill_throughput_tok_per_s_per_gpu=pre,
-        decode_throughput_tok_per_s_per_gpu=dec,
-        cached_cost_ratio=ratio,
-        input_usd_per_mtok=p_in,
-        output_usd_per_mtok=p_out,
-    )
-    assume(s_in * (1 - h) + s_in * h * ratio + (1 - s_in) > 1e-9)
+    kwargs = {
+        "rule": rule,
+        "prefill_throughput_tok_per_s_per_gpu": pre,
+        "decode_throughput_tok_per_s_per_gpu": dec,
+        "cached_cost_ratio": ratio,
+        "input_usd_per_mtok": p_in,
+        "output_usd_per_mtok": p_out,
+    }
+    if s_in * (1 - h) + s_in * h * ratio + (1 - s_in) <= 1e-9:
+        # every token is a cached input and a cached token carries no cost weight: there is
+        # nothing to attribute the spend to, which must be an error, never a silent NaN
+        with pytest.raises(ValueError, match="weight 0"):
+            cost_split_per_mtok(k, t, u, s_in, h, **kwargs)
+        return
+    s = cost_split_per_mtok(k, t, u, s_in, h, **kwargs)
     total = (
         s_in * (1 - h) * s.input_usd_per_mtok
         + s_in * h * s.cached_input_usd_per_mtok
