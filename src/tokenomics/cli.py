@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -164,7 +165,7 @@ def _cmd_tco(args: argparse.Namespace) -> None:
         f"{res.usd_per_system_hour:,.2f} USD/system-hour ({res.accelerators_per_system} accelerators)\n\n"
     )
     shown = frame.assign(share_frac=frame["share_frac"] * 100).rename(columns={"share_frac": "share_%"})
-    with pd.option_context("display.float_format", lambda v: f"{v:,.4g}"):
+    with pd.option_context("display.float_format", _number):
         _emit(shown, "table", index=False)
     for note in res.notes:
         sys.stdout.write(f"note: {note}\n")
@@ -534,6 +535,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except pydantic.ValidationError as err:
         sys.stderr.write(f"tokenomics {args.command}: error: {_validation_line(err)}\n")
         return 2
+    except BrokenPipeError:
+        # the reader went away (e.g. `tokenomics hardware | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (KeyError, ValueError, FileNotFoundError, FileExistsError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         text = " ".join(str(message).split())  # one line, also for multi-line validation errors
