@@ -182,6 +182,73 @@ def test_mla_cache_replicated_without_dp_attention() -> None:
     assert tp["kv_bytes_per_gpu"].iloc[0] == pytest.approx(8 * dpa["kv_bytes_per_gpu"].iloc[0])
 
 
+# DeepSeek-V3/R1 MLA attention per layer, from the config.json of deepseek-ai/DeepSeek-V3
+# (2024-12-26; hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope 128, qk_rope 64,
+# v_head 128): q_a 7168 x 1536 + q_b 1536 x 128 x 192 + kv_a 7168 x (512 + 64)
+# + kv_b 512 x 128 x (128 + 128) + o 128 x 128 x 7168 = 187,105,280 parameters, x 61 layers.
+R1_ATTENTION_PARAMS = 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168)
+
+
+def test_attention_groups_split_weights_kv_and_add_a_group_all_reduce() -> None:
+    m, hw = tk.model("deepseek-r1"), tk.hardware("gb200-nvl72")
+    base = {"tp": 32, "ep": 32, "dp_attention": True, "weight_precision": "fp4",
+            "dense_weight_precision": "fp8", "kv_precision": "fp8", "disaggregated": True}
+    full = ServingConfig(**base)
+    grouped = ServingConfig(**base, attention_tp=4)
+    assert grouped.label == "tp32-ep32-dpa-atp4-disagg"
+    assert full.attention_group == 1
+    # attention weights (FP8, 1 byte) split over 4 ranks instead of replicated on each
+    saved = weight_bytes_per_gpu(m, hw, config=full) - weight_bytes_per_gpu(m, hw, config=grouped)
+    assert saved == pytest.approx(R1_ATTENTION_PARAMS * 1.0 * (1 - 1 / 4), rel=1e-9)
+    b = 256.0
+    a = roofline_points(m, hw, [b], config=full, factors=IDEAL)
+    g = roofline_points(m, hw, [b], config=grouped, factors=IDEAL)
+    # 8 groups each hold 1/8 of the sequences; the MLA latent cache is replicated within a group
+    assert g["kv_bytes_per_gpu"].iloc[0] == pytest.approx(4 * a["kv_bytes_per_gpu"].iloc[0])
+    # one all-reduce per layer of the group's 256 x 4 / 32 = 32 tokens x 7168 BF16 values over 4 ranks
+    link = hw.scaleup_bw_unidir_gb_per_s * 1e9
+    extra = 61 * 2 * (4 - 1) / 4 * (b * 4 / 32 * 7168 * 2) / link
+    assert g["comm_time_s"].iloc[0] - a["comm_time_s"].iloc[0] == pytest.approx(extra, rel=1e-9)
+    # a group of all tp ranks is plain tensor-parallel attention: same cache split (MLA: none)
+    tp_only = roofline_points(m, hw, [b], config=ServingConfig(**{**base, "dp_attention": False}), factors=IDEAL)
+    same = roofline_points(m, hw, [b], config=ServingConfig(**base, attention_tp=32), factors=IDEAL)
+    assert same["kv_bytes_per_gpu"].iloc[0] == pytest.approx(tp_only["kv_bytes_per_gpu"].iloc[0])
+    assert same["weight_bytes_per_gpu"].iloc[0] == pytest.approx(tp_only["weight_bytes_per_gpu"].iloc[0])
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [({"tp": 8, "ep": 8, "attention_tp": 2}, "needs dp_attention"),
+     ({"tp": 8, "ep": 8, "dp_attention": True, "attention_tp": 3}, "must divide tp=8")],
+)
+def test_attention_tp_errors(fields: dict[str, object], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ServingConfig(**fields)
+
+
+def test_frontier_search_attention_groups() -> None:
+    m, hw = tk.model("deepseek-r1"), tk.hardware("gb200-nvl72")
+    prec = best_practice_precisions(m, hw)
+    grouped = [c.label for c in frontier_configs(m, hw, **prec)]
+    plain = [c.label for c in frontier_configs(m, hw, attention_groups=False, **prec)]
+    assert "tp64-ep64-dpa-atp8" in grouped
+    assert "tp64-ep64-dpa-atp16" not in grouped
+    assert "tp8-ep8-dpa-atp8" not in grouped  # a group of all tp ranks is plain TP attention
+    assert not any("atp" in label for label in plain)
+    assert set(plain) < set(grouped)
+    # dense models have no DP-attention
+    assert not any(c.dp_attention for c in frontier_configs(tk.model("llama-3.3-70b"), tk.hardware("h100")))
+    # at high interactivity grouped attention beats replicated attention (less weight traffic)
+    kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
+    with_groups = tk.ThroughputCurve.from_points(project_curve(m, hw, **kw), allow_mixed_groups=True)
+    without = tk.ThroughputCurve.from_points(
+        project_curve(m, hw, configs=frontier_configs(m, hw, attention_groups=False, **prec), **kw),
+        allow_mixed_groups=True,
+    )
+    assert with_groups.throughput_at(80.0) > 1.1 * without.throughput_at(80.0)
+    assert with_groups.throughput_at(30.0) == pytest.approx(without.throughput_at(30.0), rel=0.02)
+
+
 def test_nvl72_domain_beats_8gpu_node_for_wide_ep() -> None:
     # EP32 stays on NVLink in an NVL72 rack but crosses the scale-out network on 8-GPU nodes
     m = tk.model("deepseek-r1")
@@ -288,6 +355,17 @@ def test_calibration_factors_bounded_and_inheritance_stated(calibration: tk.Cali
     assert 0.0 < lo <= 1.0 <= hi
 
 
+def test_layer_latency_is_fitted_globally_only(calibration: tk.Calibration) -> None:
+    from tokenomics.roofline.calibrate import GLOBAL_ONLY_FACTORS
+
+    assert GLOBAL_ONLY_FACTORS == ("layer_latency_s",)
+    values = {scope: f.layer_latency_s for scope, f in calibration.fitted.items()}
+    assert len(calibration.fitted) > 3
+    assert all(v == values["global"] for v in values.values())
+    # the other factors are fitted per scope
+    assert len({round(f.hbm_bandwidth_eff_frac, 9) for f in calibration.fitted.values()}) > 1
+
+
 def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
     r = calibration.residuals
     ok = r["projected_tok_per_s_per_gpu"].notna()
@@ -302,7 +380,7 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # over the bundled measured points the calibration uses (measured-frontier rule, excluded
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
 # that makes the projection worse fails here.
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.233
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.224
 PINNED_TOLERANCE = 0.05
 
 

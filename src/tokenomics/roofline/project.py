@@ -62,7 +62,7 @@ def _configs(
     if configs is None:
         from tokenomics.roofline.calibrate import frontier_configs
 
-        precisions = best_practice_precisions(m, hw)
+        precisions: dict[str, Any] = best_practice_precisions(m, hw)
         found = frontier_configs(m, hw, **precisions)
         # a dense model too large for TP 8 gets the smallest TP that fits (raises if none does)
         return found or [default_config(m, hw, **precisions)]
@@ -230,8 +230,9 @@ def project_curve(
     residual quantiles (p10, p90).
 
     Without ``configs`` the sweep covers the parallelism search of
-    :func:`~tokenomics.roofline.frontier_configs` (powers-of-two TP, ``ep = tp`` and with and
-    without DP-attention for MoE models, within one scale-up domain up to 64 accelerators, so a
+    :func:`~tokenomics.roofline.frontier_configs` (powers-of-two TP, ``ep = tp`` and without
+    DP-attention, with fully data-parallel attention or with DP-attention over tensor-parallel
+    attention groups of 2-8 ranks for MoE models, within one scale-up domain up to 64 accelerators, so a
     72-GPU NVLink rack uses its domain; TP up to 8 for dense models, or the smallest TP that
     fits where that is not enough) at the best-practice precisions of
     :func:`best_practice_precisions` (:data:`PRECISION_RULE`: e.g. FP4 experts, FP8 dense

@@ -27,11 +27,15 @@ Assumptions (stated once, here):
   evenly over the replica (by expert or tensor parallelism), load imbalance is ignored.
 * The decode context of a sequence is ``ISL + OSL / 2`` (the average over its generation).
 * Without DP-attention the MLA latent cache is replicated on every tensor-parallel rank (it has
-  no heads to split); GQA caches split over ``min(tp, kv_heads)`` ranks. With DP-attention each
-  rank holds the cache of its own ``1 / tp`` of the sequences and a full copy of the attention
-  weights.
+  no heads to split); GQA caches split over ``min(tp, kv_heads)`` ranks. With DP-attention in
+  groups of ``g = attention_tp`` ranks (``g = 1``: fully data-parallel) each group holds the
+  cache of its own ``g / tp`` of the sequences (MLA replicated, GQA split over
+  ``min(g, kv_heads)`` within the group) and one copy of the attention weights split over
+  its ``g`` ranks.
 * Communication: without DP-attention two all-reduces of the hidden state per layer
-  (``2 (tp - 1) / tp x bytes / bandwidth``); with DP-attention and ``ep > 1`` an all-to-all
+  (``2 (tp - 1) / tp x bytes / bandwidth``); with DP-attention one all-reduce per layer of the
+  group's ``g / tp`` of the tokens within an attention group of ``g > 1``, and with ``ep > 1`` an
+  all-to-all
   dispatch (FP8, 1 byte per value) and combine (BF16, 2 bytes) per MoE layer, of which the
   ``(ep - 1) / ep`` remote part crosses the links; plus one collective latency per collective.
 * Linear layers run at the activation precision's peak; attention at FP8 when the KV cache is
@@ -93,7 +97,13 @@ class ServingConfig(BaseModel):
     pp : int
         Pipeline-parallel stages.
     dp_attention : bool
-        Data-parallel attention: each of the ``tp`` ranks runs attention for its own sequences.
+        Data-parallel attention: each of the ``tp / attention_tp`` attention groups runs
+        attention for its own sequences.
+    attention_tp : int or None
+        With ``dp_attention``: tensor-parallel size of attention within each group, a power of
+        two dividing ``tp`` (``None``: 1, fully data-parallel attention). The attention weights
+        are then split over the group and replicated ``tp / attention_tp`` times; the experts
+        stay spread over all ``tp x pp`` ranks. Must be ``None`` without ``dp_attention``.
     weight_precision : str or None
         Precision of the routed-expert (for dense models: all) weights; ``None`` uses the
         model's native precision.
@@ -125,6 +135,7 @@ class ServingConfig(BaseModel):
     ep: int = Field(1, ge=1)
     pp: int = Field(1, ge=1)
     dp_attention: bool = False
+    attention_tp: int | None = Field(None, ge=1)
     weight_precision: str | None = None
     dense_weight_precision: str | None = None
     kv_precision: str = "bf16"
@@ -149,6 +160,22 @@ class ServingConfig(BaseModel):
             raise ValueError(f"ep={self.ep} must divide tp x pp = {self.tp * self.pp}")
         return self
 
+    @model_validator(mode="after")
+    def _attention_group(self) -> ServingConfig:
+        a = self.attention_tp
+        if a is not None and not self.dp_attention:
+            raise ValueError("attention_tp needs dp_attention=True (without it attention uses tp)")
+        if a is not None and self.tp % a:
+            raise ValueError(f"attention_tp={a} must divide tp={self.tp}")
+        return self
+
+    @property
+    def attention_group(self) -> int:
+        """Ranks sharing one attention instance: ``tp``, or ``attention_tp`` (1) under DP-attention."""
+        if not self.dp_attention:
+            return self.tp
+        return self.attention_tp or 1
+
     @property
     def num_gpus(self) -> int:
         """Accelerators in one replica, ``tp x pp``."""
@@ -172,6 +199,8 @@ class ServingConfig(BaseModel):
             parts.append(f"pp{self.pp}")
         if self.dp_attention:
             parts.append("dpa")
+            if self.attention_group > 1:
+                parts.append(f"atp{self.attention_group}")
         if self.mtp_draft_tokens:
             parts.append(f"mtp{self.mtp_draft_tokens}")
         if self.disaggregated:
@@ -236,13 +265,14 @@ def _link_bytes_per_s(hw: Hardware, group: int) -> float:
 
 def _kv_divisor(s: _Setup) -> float:
     """Ranks over which one sequence's KV cache is split (per pipeline stage)."""
-    tp = s.cfg.tp
-    if s.cfg.dp_attention:
-        return float(tp)
+    # sequences are spread over tp / g attention groups; within a group of g ranks the MLA
+    # latent cache is replicated and a GQA cache splits over min(g, kv_heads) ranks
+    tp, g = s.cfg.tp, s.cfg.attention_group
+    groups = tp // g
     if s.model.attention_type == "mla":
-        return 1.0
+        return float(groups)
     kv_heads = s.model.kv_heads or s.model.attention_heads
-    return float(min(tp, kv_heads))
+    return float(groups * min(g, kv_heads))
 
 
 def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
@@ -264,8 +294,15 @@ def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
             t = t + 2.0 * layers * allreduce
             count += 2.0 * layers
         else:
-            # attention is local; FFNs gather/scatter the whole batch (all-reduce volume) unless
-            # the experts are expert-parallel, which uses an all-to-all instead
+            # attention is local to its group (one all-reduce of the group's tokens per layer
+            # when the group has several ranks); FFNs gather/scatter the whole batch
+            # (all-reduce volume) unless the experts are expert-parallel, which uses an
+            # all-to-all instead
+            g = cfg.attention_group
+            if g > 1:
+                group_msg = msg * g / tp
+                t = t + layers * 2.0 * (g - 1) / g * group_msg / _link_bytes_per_s(s.hw, g)
+                count += layers
             t = t + dense_layers * allreduce
             count += dense_layers
             if ep > 1:
@@ -292,7 +329,7 @@ def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
     """Weight bytes one accelerator reads in one stage step with ``tokens`` tokens."""
     a, cfg = s.a, s.cfg
     n = cfg.num_gpus
-    attn_div = cfg.pp * (1 if cfg.dp_attention else cfg.tp)
+    attn_div = cfg.pp * cfg.attention_group
     fixed = a.attention_params * s.d_bytes / attn_div + a.always_params * s.d_bytes / n
     if a.moe_layers == 0:
         return np.full_like(tokens, fixed, dtype=float)
@@ -572,7 +609,8 @@ def weight_bytes_per_gpu(
 ) -> float:
     """Return the weight bytes one accelerator of the replica stores.
 
-    Attention weights are split over ``tp`` (replicated under DP-attention) and ``pp``; every
+    Attention weights are split over ``tp`` (under DP-attention over ``attention_tp``,
+    replicated ``tp / attention_tp`` times) and ``pp``; every
     other weight over ``tp x pp``.
 
     Parameters
@@ -597,7 +635,7 @@ def weight_bytes_per_gpu(
     s = _resolve(model, hardware, config, None)
     a, cfg = s.a, s.cfg
     n = cfg.num_gpus
-    attn_div = cfg.pp * (1 if cfg.dp_attention else cfg.tp)
+    attn_div = cfg.pp * cfg.attention_group
     return float(
         a.attention_params * s.d_bytes / attn_div
         + (a.always_params + a.embedding_params) * s.d_bytes / n
