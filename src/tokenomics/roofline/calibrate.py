@@ -32,6 +32,11 @@ Assumptions used to read the measured points:
   at that concurrency per deployment (split over replicas where ``num_gpus`` is stated; one
   replica otherwise). Benchmarks sweep concurrency to a limit (64 per 8-GPU node in InferenceX
   single-node runs); the hardware might hold more, but the measurement did not go there.
+  Configuration points likewise: their sweep (read at the measured interactivity) stops at the
+  measured concurrency per replica.
+* Sequence lengths: the workload label, unless the run's own median TTFT, TPOT and end-to-end
+  latency and its input/output throughputs put its mean ISL or OSL more than
+  :data:`RUN_LENGTH_TOLERANCE_FRAC` away from it (requests that stopped early); then the run's.
 * Agentic (trace-replay) points, points without ISL/OSL and models outside the catalog are not
   used.
 * Points that carry only an end-to-end per-user rate (``e2e_interactivity_tok_per_s_per_user``,
@@ -282,6 +287,49 @@ def _source_match(source: object, table: tuple[tuple[str, str], ...]) -> str | N
     return None
 
 
+RUN_LENGTH_TOLERANCE_FRAC: float = 0.25
+"""Largest relative gap between a measured run's own mean ISL or OSL (from its median TTFT, TPOT,
+end-to-end latency and input/output throughputs) and its workload label that is read as noise:
+medians of the three latencies compose only approximately (within 4 % on the dstack 3200/800
+sweeps) and InferenceX draws request lengths from 0.8-1.0 x the label (mean 0.9; its Kimi-K2.5
+rows give 0.90). Beyond it the run did not process the labelled workload (requests that stop
+early: the B200 gpt-oss-120b vLLM baselines labelled 1k/1k generated 26-39 tokens after
+~100-130 prompt tokens; the B200 SGLang DeepSeek-R1 1k/1k baselines averaged ~430-500 of each)
+and its own lengths are used."""
+
+
+def _run_lengths(row: pd.Series) -> tuple[float, float]:
+    """Return the mean (ISL, OSL) [tokens] the measured run processed.
+
+    The workload label states the requested lengths; a run whose requests stop early (no
+    ``ignore_eos``) or draw their lengths from a range generates other lengths. Where the row
+    gives the median TTFT, TPOT and end-to-end latency and the input and output throughputs,
+    the run's own lengths are used::
+
+        OSL = 1 + (E2E latency - TTFT) / TPOT,   ISL = OSL x input tok/s / output tok/s
+
+    (a request emits its first token at TTFT and each further one a TPOT later; input and
+    output throughputs of the same requests stand in the ratio ISL / OSL), but only where they
+    contradict the label by more than :data:`RUN_LENGTH_TOLERANCE_FRAC`; otherwise, or without
+    those fields, the labelled lengths.
+    """
+    isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
+    cols = ("e2el_median_s", "ttft_median_s", "tpot_median_s", "input_throughput_tok_per_s_per_gpu",
+            "output_throughput_tok_per_s_per_gpu")
+    if not all(c in row.index and pd.notna(row[c]) for c in cols):
+        return isl, osl
+    e2e, ttft, tpot = float(row["e2el_median_s"]), float(row["ttft_median_s"]), float(row["tpot_median_s"])
+    inp, out = float(row["input_throughput_tok_per_s_per_gpu"]), float(row["output_throughput_tok_per_s_per_gpu"])
+    if e2e <= ttft or tpot <= 0.0 or inp <= 0.0 or out <= 0.0:
+        return isl, osl
+    osl_run = 1.0 + (e2e - ttft) / tpot
+    isl_run = osl_run * inp / out
+    tol = RUN_LENGTH_TOLERANCE_FRAC
+    if abs(osl_run / osl - 1.0) <= tol and abs(isl_run / isl - 1.0) <= tol:
+        return isl, osl
+    return isl_run, osl_run
+
+
 def _usable(points: pd.DataFrame) -> pd.DataFrame:
     """Return the measured rows the model can predict, with the fields the fit needs.
 
@@ -302,7 +350,7 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
         x_col = "e2e_interactivity_tok_per_s_per_user" if e2e else "interactivity_tok_per_s_per_user"
         if pd.isna(row.get(x_col)):
             continue
-        isl, osl = float(row["isl_tokens"]), float(row["osl_tokens"])
+        isl, osl = _run_lengths(row)
         disagg = bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False
         if pd.notna(row["throughput_tok_per_s_per_gpu"]):
             measure = "throughput_tok_per_s_per_gpu"
@@ -444,7 +492,8 @@ def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
             case.concurrency = conc
             s = _resolve(m, hw, cfg, None)
             case.at_point = _Sweep(s, _work(s, np.asarray([conc]), isl, osl))
-            sw = _sweep(m, hw, cfg, isl, osl, top=conc)
+            # the run went no higher than its own concurrency (as for capped frontier points)
+            sw = _sweep(m, hw, cfg, isl, osl, top=conc, cap=conc)
             case.sweeps = [sw] if sw is not None else []
             case.label["parallelism"] = cfg.label
         else:
