@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from tokenomics.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
+from tokenomics.curves.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
 
 
 def best_of(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]

@@ -5,7 +5,7 @@ without that hardware and its points are projected (family -> vendor -> global f
 hardware nobody has measured). The headline error is the throughput per GPU at the measured
 interactivity (projected / measured - 1; -100 % where the projection cannot reach that
 interactivity). Points used: the measured Pareto frontier per (hardware, model, precision) across
-workloads at least as heavy, less the excluded sources (see ``tokenomics.roofline.calibrate``);
+workloads at least as heavy, less the excluded sources (see ``tokenomics.perf.calibrate``);
 the dropped points are listed with their reasons.
 
 Also printed: how uncertain the headline median itself is (90 % bootstrap intervals, resampling
@@ -31,7 +31,7 @@ import pandas as pd
 from scipy.stats import bootstrap
 
 import tokenomics as tk
-from tokenomics.roofline import (
+from tokenomics.perf import (
     REGENERATE_COMMAND,
     ServingConfig,
     calibrate,
@@ -39,7 +39,7 @@ from tokenomics.roofline import (
     load_calibration,
     project_curve,
 )
-from tokenomics.roofline.calibrate import calibration_table
+from tokenomics.perf.calibrate import calibration_table
 
 GOAL_MEDIAN_ABS_ERROR_FRAC = 0.20
 

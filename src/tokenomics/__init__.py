@@ -65,6 +65,20 @@ __all__ += [
 
 # --- finance, TCO and unit economics ------------------------------------------------------------
 # (section: economics)
+from tokenomics.analysis.scenario import Scenario, sweep  # noqa: E402
+from tokenomics.cost.finance import (  # noqa: E402
+    annuity_usd_per_year,
+    capital_recovery_factor,
+    cost_of_capital_usd_per_year,
+    present_value_factor,
+    straight_line_depreciation_usd_per_year,
+)
+from tokenomics.cost.tco import (  # noqa: E402
+    TcoResult,
+    itemised_tco_usd_per_gpu_hour,
+    tco,
+    tco_comparison_table,
+)
 from tokenomics.economics import (  # noqa: E402
     CostSplit,
     InferencexCost,
@@ -89,20 +103,6 @@ from tokenomics.economics import (  # noqa: E402
     served_mtok_per_gpu_hour,
     usd_per_gpu_year,
     usd_per_mw_year,
-)
-from tokenomics.finance import (  # noqa: E402
-    annuity_usd_per_year,
-    capital_recovery_factor,
-    cost_of_capital_usd_per_year,
-    present_value_factor,
-    straight_line_depreciation_usd_per_year,
-)
-from tokenomics.scenario import Scenario, sweep  # noqa: E402
-from tokenomics.tco import (  # noqa: E402
-    TcoResult,
-    itemised_tco_usd_per_gpu_hour,
-    tco,
-    tco_comparison_table,
 )
 
 __all__ += [
@@ -144,10 +144,9 @@ __all__ += [
 
 # --- ingest and curves ----------------------------------------------------------------------------
 # (section: curves)
-from tokenomics.curve import ThroughputCurve, cost_curve  # noqa: E402
-from tokenomics.curve_catalog import curves  # noqa: E402
-from tokenomics.frontier import pareto_frontier, pareto_mask  # noqa: E402
-from tokenomics.ingest import (  # noqa: E402
+from tokenomics.curves.curve import ThroughputCurve, cost_curve  # noqa: E402
+from tokenomics.curves.frontier import pareto_frontier, pareto_mask  # noqa: E402
+from tokenomics.curves.ingest import (  # noqa: E402
     IngestError,
     ReadResult,
     read_agentx,
@@ -157,6 +156,7 @@ from tokenomics.ingest import (  # noqa: E402
     read_results,
     read_results_dir,
 )
+from tokenomics.curves.measured import curves  # noqa: E402
 
 __all__ += [
     "IngestError",
@@ -176,7 +176,7 @@ __all__ += [
 
 # --- roofline projection --------------------------------------------------------------------------
 # (section: roofline)
-from tokenomics.roofline import (  # noqa: E402
+from tokenomics.perf import (  # noqa: E402
     Calibration,
     RooflineFactors,
     ServingConfig,
@@ -202,10 +202,10 @@ __all__ += [
 
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
-from tokenomics import plot  # noqa: E402
-from tokenomics.compare import compare, reference_curve  # noqa: E402
-from tokenomics.report import ReportOptions, build_report, write_report  # noqa: E402
-from tokenomics.sensitivity import margin_sensitivity  # noqa: E402
+from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402
+from tokenomics.outputs import plot  # noqa: E402
+from tokenomics.outputs.compare import compare, reference_curve  # noqa: E402
+from tokenomics.outputs.report import ReportOptions, build_report, write_report  # noqa: E402
 
 __all__ += ["ReportOptions", "build_report", "compare", "margin_sensitivity", "plot", "reference_curve", "write_report"]
 

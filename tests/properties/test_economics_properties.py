@@ -1,4 +1,4 @@
-"""Property tests of the unit-economics engine (tokenomics.economics, tokenomics.finance)."""
+"""Property tests of the unit-economics engine (tokenomics.economics, tokenomics.cost.finance)."""
 
 import numpy as np
 import pandas as pd
@@ -6,6 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tokenomics.cost.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 from tokenomics.economics import (
     breakeven_cost_usd_per_gpu_hour,
     breakeven_license_fee_frac,
@@ -16,7 +17,6 @@ from tokenomics.economics import (
     gross_margin_frac,
     profit_usd_per_gpu_hour,
 )
-from tokenomics.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 
 cost = st.floats(0.05, 50.0)
 tput = st.floats(1.0, 1e5)

@@ -7,8 +7,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenomics.curve import ThroughputCurve
-from tokenomics.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
+from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.curves.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
 
 coord = st.floats(min_value=0.5, max_value=1e4, allow_nan=False, allow_infinity=False)
 # small integer grids produce many ties and exact duplicates

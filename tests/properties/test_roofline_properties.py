@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenomics as tk
-from tokenomics.roofline import RooflineFactors, ServingConfig, decode_step_time_s, roofline_points
+from tokenomics.perf import RooflineFactors, ServingConfig, decode_step_time_s, roofline_points
 
 MODELS = ["llama-3.3-70b", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b"]
 HARDWARE = ["h100", "h200", "b200", "gb200-nvl72", "mi355x", "tpu-v7"]
@@ -82,8 +82,8 @@ ALL_HARDWARE = list(tk.catalog.hardware_table().index)
 @settings(max_examples=60, deadline=None)
 @given(model=st.sampled_from(ALL_MODELS), hw=st.sampled_from(ALL_HARDWARE))
 def test_best_practice_precisions_never_widen_weights_and_match_the_hardware(model: str, hw: str) -> None:
+    from tokenomics.perf import best_practice_precisions
     from tokenomics.precision import bytes_per_element
-    from tokenomics.roofline import best_practice_precisions
 
     m, h = tk.model(model), tk.hardware(hw)
     p = best_practice_precisions(m, h)

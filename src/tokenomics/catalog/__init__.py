@@ -35,7 +35,7 @@ from tokenomics.catalog._registry import (
     resolve,
 )
 from tokenomics.catalog._tidy import CONFIDENCE_LEVELS, CatalogError
-from tokenomics.kv_cache import kv_cache_bytes_per_sequence, kv_cache_bytes_per_token
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_cache_bytes_per_token
 
 __all__ = [
     "CONFIDENCE_LEVELS",

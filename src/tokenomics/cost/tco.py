@@ -1,0 +1,625 @@
+"""Total cost of ownership (TCO) per accelerator-hour, itemised or from a published figure.
+
+An itemised TCO adds, per *allocated* accelerator-hour (every hour of the year, busy or not):
+
+========================  ==========================================================================
+component                 formula [USD/GPU-hour]
+========================  ==========================================================================
+``capex_amortisation``    ``capex * (1 - residual_frac) / life_years / 8760`` (straight line)
+``cost_of_capital``       ``(annuity(capex, r, life, residual) - straight_line) / 8760``
+``power``                 ``it_power_kw * pue * electricity_usd_per_kwh``
+``colocation``            ``it_power_kw * colocation_usd_per_kw_month / 730``
+``maintenance``           ``capex * maintenance_frac_per_year / 8760``
+``other_opex``            ``capex * other_opex_frac_per_year / 8760``
+``rental_markup``         ``owner_cost * rental_markup_frac`` (rental profile only)
+========================  ==========================================================================
+
+``capex_amortisation + cost_of_capital`` is the capital-recovery annuity
+``crf(r, life) * (capex - residual * (1 + r) ** -life)`` (:mod:`tokenomics.cost.finance`).
+
+Power, stated once: ``it_power_kw_per_accelerator`` is the accelerator's share of server or rack
+IT power (chip TDP plus CPU, memory, NICs, switches and fans), *before* PUE; the facility draws
+``it_power_kw * pue`` and that is what the electricity bill and the per-MW figures use. PUE is
+applied exactly once. Chip TDP is never used as the power figure. Colocation rent is charged per
+kW of critical IT load, as the CBRE market figures are quoted. When a system has no IT-power
+figure, the catalog's all-in facility power (which already includes facility overhead) is used
+for electricity *without* a PUE factor, and IT power for colocation is taken as
+``facility_power / pue``; the result's ``notes`` say so.
+
+Power is charged at provisioned IT power for every hour (as capacity is contracted), not at
+measured draw.
+
+References
+----------
+.. [1] SemiAnalysis InferenceMAX, "Open-source inference benchmarking" (2025-10-09): TCO tiers
+   (hyperscaler and neocloud owners, 4-year life; 3-year rental),
+   https://newsletter.semianalysis.com/p/inferencemax-open-source-inference.
+.. [2] CBRE, North America Data Center Trends H2 2024 (2025-02-26): wholesale colocation rent
+   per kW of critical IT load per month, https://www.cbre.com.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from tokenomics._validate import (
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    unknown_name_error,
+)
+from tokenomics.cost.finance import (
+    _as_arrays,
+    cost_of_capital_usd_per_year,
+    straight_line_depreciation_usd_per_year,
+)
+from tokenomics.economics import usd_per_gpu_year, usd_per_mw_year
+from tokenomics.units import HOURS_PER_MONTH, HOURS_PER_YEAR
+
+__all__ = [
+    "TCO_COMPONENTS",
+    "TCO_OVERRIDES",
+    "TcoResult",
+    "itemised_tco_usd_per_gpu_hour",
+    "tco",
+    "tco_comparison_table",
+]
+
+TCO_COMPONENTS: tuple[str, ...] = (
+    "capex_amortisation",
+    "cost_of_capital",
+    "power",
+    "colocation",
+    "maintenance",
+    "other_opex",
+    "rental_markup",
+)
+"""Names of the itemised TCO components, in the order of the breakdown."""
+
+TCO_OVERRIDES: tuple[str, ...] = (
+    "capex_usd_per_accelerator",
+    "economic_life_years",
+    "residual_value_frac",
+    "cost_of_capital_frac",
+    "it_power_kw_per_accelerator",
+    "facility_power_kw_per_accelerator",
+    "pue",
+    "electricity_usd_per_kwh",
+    "colocation_usd_per_kw_month",
+    "maintenance_frac_per_year",
+    "other_opex_frac_per_year",
+    "rental_markup_frac",
+    "accelerators_per_system",
+)
+"""Keyword overrides accepted by :func:`tco`, each in the unit its suffix names."""
+
+_TIER_TO_PROFILE: dict[str, str] = {
+    "hyperscaler": "hyperscaler",
+    "neocloud": "neocloud",
+    "rental": "rental",
+    "internal": "hyperscaler",
+}
+
+
+# --- the core (vectorised) ---
+
+
+def itemised_tco_usd_per_gpu_hour(
+    capex_usd_per_accelerator: Any,
+    economic_life_years: Any,
+    cost_of_capital_frac: Any,
+    it_power_kw_per_accelerator: Any,
+    pue: Any,
+    electricity_usd_per_kwh: Any,
+    colocation_usd_per_kw_month: Any,
+    maintenance_frac_per_year: Any = 0.0,
+    other_opex_frac_per_year: Any = 0.0,
+    residual_value_frac: Any = 0.0,
+    rental_markup_frac: Any = 0.0,
+) -> dict[str, Any]:
+    """Itemised TCO per allocated accelerator-hour, component by component.
+
+    See the module docstring for each component's formula; the components sum to the total.
+
+    Parameters
+    ----------
+    capex_usd_per_accelerator : float, array_like or pandas.Series
+        All-in capex per accelerator (its share of server/rack and network), >= 0 [USD].
+    economic_life_years : float, array_like or pandas.Series
+        Economic life, > 0 [yr].
+    cost_of_capital_frac : float, array_like or pandas.Series
+        Annual cost of capital, in [0, 1] [1/yr].
+    it_power_kw_per_accelerator : float, array_like or pandas.Series
+        IT power per accelerator before PUE, >= 0 [kW] (not chip TDP).
+    pue : float, array_like or pandas.Series
+        Power usage effectiveness (facility / IT power), in [1, 3].
+    electricity_usd_per_kwh : float, array_like or pandas.Series
+        Electricity price, >= 0 [USD/kWh].
+    colocation_usd_per_kw_month : float, array_like or pandas.Series
+        Colocation rent per kW of critical IT load, >= 0 [USD/kW/month].
+    maintenance_frac_per_year, other_opex_frac_per_year : float, default 0
+        Annual maintenance and other opex as fractions of capex, in [0, 1] [1/yr].
+    residual_value_frac : float, default 0
+        Resale value at end of life as a fraction of capex, in [0, 1].
+    rental_markup_frac : float, default 0
+        Markup of a rental price over the owner's cost, >= 0.
+
+    Returns
+    -------
+    dict of str to float, numpy.ndarray or pandas.Series
+        One entry per :data:`TCO_COMPONENTS` plus ``"total"`` [USD/GPU-hour].
+
+    Raises
+    ------
+    ValueError
+        Any input outside its range or NaN (element-wise, percent hints for fractions).
+
+    Examples
+    --------
+    >>> b = itemised_tco_usd_per_gpu_hour(43_800.0, 4, 0.0, 1.0, 1.2, 0.1, 146.0)
+    >>> round(b["capex_amortisation"], 4), round(b["power"], 4), round(b["colocation"], 4)
+    (1.25, 0.12, 0.2)
+    """
+    check_nonnegative("it_power_kw_per_accelerator", it_power_kw_per_accelerator)
+    check_range("pue", pue, low=1.0, high=3.0)
+    check_nonnegative("electricity_usd_per_kwh", electricity_usd_per_kwh)
+    check_nonnegative("colocation_usd_per_kw_month", colocation_usd_per_kw_month)
+    check_fraction("maintenance_frac_per_year", maintenance_frac_per_year)
+    check_fraction("other_opex_frac_per_year", other_opex_frac_per_year)
+    check_nonnegative("rental_markup_frac", rental_markup_frac)
+    amort_y = straight_line_depreciation_usd_per_year(
+        capex_usd_per_accelerator, economic_life_years, residual_value_frac
+    )
+    coc_y = cost_of_capital_usd_per_year(
+        capex_usd_per_accelerator, cost_of_capital_frac, economic_life_years, residual_value_frac
+    )
+    (capex, kw, pue_a, elec, colo, maint, other, markup, amort, coc), restore = _as_arrays(
+        capex_usd_per_accelerator,
+        it_power_kw_per_accelerator,
+        pue,
+        electricity_usd_per_kwh,
+        colocation_usd_per_kw_month,
+        maintenance_frac_per_year,
+        other_opex_frac_per_year,
+        rental_markup_frac,
+        amort_y,
+        coc_y,
+    )
+    parts = {
+        "capex_amortisation": amort / HOURS_PER_YEAR,
+        "cost_of_capital": coc / HOURS_PER_YEAR,
+        "power": kw * pue_a * elec,
+        "colocation": kw * colo / HOURS_PER_MONTH,
+        "maintenance": capex * maint / HOURS_PER_YEAR,
+        "other_opex": capex * other / HOURS_PER_YEAR,
+    }
+    owner = sum(parts.values())
+    parts["rental_markup"] = owner * markup
+    parts["total"] = owner + parts["rental_markup"]
+    return {k: restore(v) for k, v in parts.items()}
+
+
+# --- result object ---
+
+
+class TcoResult(BaseModel):
+    """TCO of one system per accelerator-hour, with its breakdown and the inputs used.
+
+    Attributes
+    ----------
+    hardware_id : str
+        Catalog hardware id.
+    basis : {"itemised", "published"}
+        Computed from capex and opex inputs, or a published all-in $/GPU-hour figure.
+    profile : str or None
+        TCO profile of an itemised result.
+    vintage, tier : str or None
+        Published set and tier of a published result.
+    usd_per_gpu_hour : float
+        Total TCO per allocated accelerator-hour [USD/GPU-hour].
+    breakdown_usd_per_gpu_hour : dict of str to float
+        Components summing to ``usd_per_gpu_hour`` [USD/GPU-hour]; a published result has
+        the single component ``"published_all_in"``.
+    accelerators_per_system : int
+        Accelerators per purchasable system (server or rack).
+    it_power_kw_per_accelerator : float or None
+        IT power per accelerator used (before PUE) [kW].
+    facility_power_kw_per_accelerator : float or None
+        Facility power per accelerator (IT x PUE, or the catalog's all-in figure) [kW]; the
+        basis of per-MW figures.
+    inputs : dict of str to float
+        Every input of an itemised result, after overrides.
+    notes : list of str
+        How power was treated, which values were overridden, and where figures came from.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    hardware_id: str
+    basis: Literal["itemised", "published"]
+    profile: str | None = None
+    vintage: str | None = None
+    tier: str | None = None
+    usd_per_gpu_hour: float
+    breakdown_usd_per_gpu_hour: dict[str, float]
+    accelerators_per_system: int
+    it_power_kw_per_accelerator: float | None = None
+    facility_power_kw_per_accelerator: float | None = None
+    inputs: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def usd_per_gpu_year(self) -> float:
+        """Total TCO per accelerator-year (8760 allocated hours) [USD/GPU-year]."""
+        return float(usd_per_gpu_year(self.usd_per_gpu_hour))
+
+    @property
+    def usd_per_system_hour(self) -> float:
+        """Total TCO per system-hour [USD/system-hour]."""
+        return self.usd_per_gpu_hour * self.accelerators_per_system
+
+    @property
+    def usd_per_mw_year(self) -> float:
+        """Total TCO per MW of facility power per year [USD/MW-year]; NaN without a power figure."""
+        if self.facility_power_kw_per_accelerator is None:
+            return math.nan
+        return float(usd_per_mw_year(self.usd_per_gpu_hour, self.facility_power_kw_per_accelerator))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the breakdown as a table, one row per component plus ``total``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``component``; columns ``usd_per_gpu_hour``, ``usd_per_system_hour``,
+            ``usd_per_gpu_year``, ``usd_per_mw_year`` (NaN when no facility power is known; see
+            ``notes``) and ``share_frac`` (of the total).
+        """
+        items = {**self.breakdown_usd_per_gpu_hour, "total": self.usd_per_gpu_hour}
+        hourly = pd.Series(items, name="usd_per_gpu_hour", dtype=float)
+        hourly.index.name = "component"
+        frame = pd.DataFrame({"usd_per_gpu_hour": hourly})
+        frame["usd_per_system_hour"] = hourly * self.accelerators_per_system
+        frame["usd_per_gpu_year"] = usd_per_gpu_year(hourly)
+        frame["usd_per_mw_year"] = (
+            np.nan
+            if self.facility_power_kw_per_accelerator is None
+            else usd_per_mw_year(hourly, self.facility_power_kw_per_accelerator)
+        )
+        frame["share_frac"] = hourly / self.usd_per_gpu_hour if self.usd_per_gpu_hour > 0 else np.nan
+        return frame
+
+    def _repr_html_(self) -> str:
+        """Render the breakdown and notes as HTML for Jupyter."""
+        what = f"profile {self.profile}" if self.basis == "itemised" else f"published {self.vintage} {self.tier}"
+        head = (
+            f"<p><b>TCO {html.escape(self.hardware_id)}</b> ({html.escape(what)}): "
+            f"${self.usd_per_gpu_hour:.3f}/GPU-hour, "
+            f"${self.usd_per_system_hour:,.2f}/system-hour</p>"
+        )
+        table = self.to_frame().to_html(float_format=lambda x: f"{x:,.4g}", na_rep="")
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return f"<div>{head}{table}<ul>{notes}</ul></div>"
+
+
+# --- catalog-driven entry point ---
+
+
+_POSITIVE_OVERRIDES = frozenset(
+    {
+        "economic_life_years",
+        "accelerators_per_system",
+        "it_power_kw_per_accelerator",
+        "facility_power_kw_per_accelerator",
+    }
+)
+
+
+def _validate_overrides(overrides: dict[str, Any]) -> None:
+    for name in overrides:
+        if name not in TCO_OVERRIDES:
+            raise unknown_name_error("TCO override", name, TCO_OVERRIDES)
+    for name, value in overrides.items():
+        if name.endswith(("_frac", "_frac_per_year")):
+            if name == "rental_markup_frac":
+                check_nonnegative(name, value)
+            else:
+                check_fraction(name, value)
+        elif name == "pue":
+            check_range("pue", value, low=1.0, high=3.0)
+        elif name in _POSITIVE_OVERRIDES:
+            check_positive(name, value)
+        else:
+            check_nonnegative(name, value)
+
+
+def tco(
+    hardware: Any,
+    profile: Any = "hyperscaler",
+    *,
+    basis: Literal["itemised", "published"] = "itemised",
+    vintage: str = "2026-09",
+    tier: str = "hyperscaler",
+    **overrides: float,
+) -> TcoResult:
+    """TCO of a system per accelerator-hour, itemised from the catalog or a published figure.
+
+    ``basis="itemised"`` (default) adds capex amortisation, cost of capital, power, colocation,
+    maintenance and other opex (and, for the rental profile, the owner's markup) from the
+    catalog's capex inputs (:func:`tokenomics.tco_inputs`), the operator profile
+    (:func:`tokenomics.tco_profile`) and the hardware's IT power; see the module docstring.
+    ``basis="published"`` uses a published all-in $/GPU-hour figure
+    (:func:`tokenomics.published_tco`), e.g. the SemiAnalysis InferenceX September-2026
+    hyperscaler tier.
+
+    Parameters
+    ----------
+    hardware : str or Hardware
+        Hardware id or alias (``"gb200"``, ``"MI355X"``) or a catalog entry.
+    profile : str or TcoProfile, default "hyperscaler"
+        Operator profile (``"hyperscaler"``, ``"neocloud"``, ``"rental"``) for the itemised
+        basis.
+    basis : {"itemised", "published"}, default "itemised"
+        Where the figure comes from.
+    vintage : str, default "2026-09"
+        Published set, for ``basis="published"``.
+    tier : str, default "hyperscaler"
+        Published tier (``hyperscaler``, ``neocloud``, ``rental``, ``internal``), for
+        ``basis="published"``.
+    **overrides : float
+        Replace any input of :data:`TCO_OVERRIDES` (e.g. ``capex_usd_per_accelerator=50_000``,
+        ``pue=1.2``, ``electricity_usd_per_kwh=0.06``). With ``basis="published"`` only
+        ``facility_power_kw_per_accelerator`` and ``accelerators_per_system`` apply.
+
+    Returns
+    -------
+    TcoResult
+        ``usd_per_gpu_hour``, ``breakdown_usd_per_gpu_hour``, ``to_frame()`` with per
+        accelerator-hour, per system-hour and per MW-year columns.
+
+    Raises
+    ------
+    KeyError
+        Unknown hardware, profile, vintage, tier or override name (close matches listed).
+    ValueError
+        An override outside its range (percent hint for fractions), an unknown basis, or a
+        system with neither IT nor facility power (give ``it_power_kw_per_accelerator=``).
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> r = tk.tco("gb200", "hyperscaler", capex_usd_per_accelerator=60_000.0)
+    >>> r.usd_per_gpu_hour > 0
+    True
+    >>> round(sum(r.breakdown_usd_per_gpu_hour.values()), 9) == round(r.usd_per_gpu_hour, 9)
+    True
+    """
+    from tokenomics import catalog
+
+    hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+    _validate_overrides(overrides)
+    n_sys = int(overrides.get("accelerators_per_system", hw.accelerators_per_system))
+    if basis == "published":
+        extra = set(overrides) - {"facility_power_kw_per_accelerator", "accelerators_per_system"}
+        if extra:
+            raise ValueError(
+                f"overrides {sorted(extra)} do not apply to basis='published' (an all-in figure); "
+                "use basis='itemised' to change TCO inputs"
+            )
+        pub = catalog.published_tco(hw.hardware_id, vintage=vintage, tier=tier)
+        fac = overrides.get(
+            "facility_power_kw_per_accelerator",
+            pub.facility_power_kw_per_accelerator or hw.facility_power_kw_per_accelerator,
+        )
+        pub_notes = [
+            f"published all-in ${pub.usd_per_gpu_hour}/GPU-hour, {pub.vintage} {pub.tier}: "
+            f"{pub.source} (as of {pub.provenance['usd_per_gpu_hour'].as_of})",
+        ]
+        if fac is None:
+            pub_notes.append("no facility power in the catalog: per-MW figures are NaN")
+        return TcoResult(
+            hardware_id=hw.hardware_id,
+            basis="published",
+            vintage=pub.vintage,
+            tier=pub.tier,
+            usd_per_gpu_hour=pub.usd_per_gpu_hour,
+            breakdown_usd_per_gpu_hour={"published_all_in": pub.usd_per_gpu_hour},
+            accelerators_per_system=n_sys,
+            it_power_kw_per_accelerator=hw.it_power_kw_per_accelerator,
+            facility_power_kw_per_accelerator=None if fac is None else float(fac),
+            notes=pub_notes,
+        )
+    if basis != "itemised":
+        raise ValueError(f"basis={basis!r} is not one of 'itemised', 'published'")
+
+    prof = catalog.tco_profile(profile) if isinstance(profile, str) else profile
+    inp = catalog.tco_inputs(hw.hardware_id)
+    life = inp.economic_life_years
+    inputs: dict[str, float] = {
+        "capex_usd_per_accelerator": inp.capex_usd_per_accelerator,
+        "economic_life_years": life if life is not None else prof.economic_life_years,
+        "residual_value_frac": inp.residual_value_frac,
+        "cost_of_capital_frac": prof.cost_of_capital_frac,
+        "pue": prof.pue,
+        "electricity_usd_per_kwh": prof.electricity_usd_per_kwh,
+        "colocation_usd_per_kw_month": prof.colocation_usd_per_kw_month,
+        "maintenance_frac_per_year": prof.maintenance_frac_per_year,
+        "other_opex_frac_per_year": prof.other_opex_frac_per_year,
+        "rental_markup_frac": prof.rental_markup_frac,
+    }
+    notes: list[str] = []
+    if life is None and "economic_life_years" not in overrides:
+        notes.append(f"economic life {prof.economic_life_years:g} years from the {prof.profile_id} profile")
+    for name, value in overrides.items():
+        if name in inputs:
+            inputs[name] = float(value)
+    if overrides:
+        notes.append("overridden: " + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())))
+
+    it_kw = overrides.get("it_power_kw_per_accelerator", hw.it_power_kw_per_accelerator)
+    fac_kw = overrides.get("facility_power_kw_per_accelerator", hw.facility_power_kw_per_accelerator)
+    pue = inputs["pue"]
+    if it_kw is not None:
+        it_kw = float(it_kw)
+        facility = it_kw * pue
+        notes.append(
+            f"power: IT {it_kw:.4g} kW/accelerator x PUE {pue:g} = facility {facility:.4g} kW; colocation on IT kW"
+        )
+    elif fac_kw is not None:
+        # facility power already includes PUE: electricity = facility * price exactly. Passing
+        # IT = facility / PUE with the same PUE gives that, and IT load for colocation.
+        facility = float(fac_kw)
+        it_kw = facility / pue
+        notes.append(
+            f"power: no IT power for {hw.hardware_id}; the catalog's all-in facility power "
+            f"{facility:.4g} kW/accelerator is charged as is (PUE not applied again); colocation "
+            f"on {it_kw:.4g} kW = facility / PUE {pue:g}"
+        )
+    else:
+        raise ValueError(
+            f"hardware {hw.hardware_id!r} has neither it_power_kw_per_accelerator nor "
+            "facility_power_kw_per_accelerator in the catalog; pass it_power_kw_per_accelerator="
+        )
+    inputs["it_power_kw_per_accelerator"] = it_kw
+    inputs["facility_power_kw_per_accelerator"] = facility
+
+    parts = itemised_tco_usd_per_gpu_hour(
+        capex_usd_per_accelerator=inputs["capex_usd_per_accelerator"],
+        economic_life_years=inputs["economic_life_years"],
+        cost_of_capital_frac=inputs["cost_of_capital_frac"],
+        it_power_kw_per_accelerator=it_kw,
+        pue=pue,
+        electricity_usd_per_kwh=inputs["electricity_usd_per_kwh"],
+        colocation_usd_per_kw_month=inputs["colocation_usd_per_kw_month"],
+        maintenance_frac_per_year=inputs["maintenance_frac_per_year"],
+        other_opex_frac_per_year=inputs["other_opex_frac_per_year"],
+        residual_value_frac=inputs["residual_value_frac"],
+        rental_markup_frac=inputs["rental_markup_frac"],
+    )
+    total = float(parts.pop("total"))
+    return TcoResult(
+        hardware_id=hw.hardware_id,
+        basis="itemised",
+        profile=prof.profile_id,
+        usd_per_gpu_hour=total,
+        breakdown_usd_per_gpu_hour={k: float(v) for k, v in parts.items()},
+        accelerators_per_system=n_sys,
+        it_power_kw_per_accelerator=it_kw,
+        facility_power_kw_per_accelerator=facility,
+        inputs=inputs,
+        notes=notes,
+    )
+
+
+def tco_comparison_table(
+    vintage: str = "2026-09", tiers: tuple[str, ...] = ("hyperscaler", "neocloud", "rental")
+) -> pd.DataFrame:
+    """Compare the itemised TCO with the published $/GPU-hour tiers, system by system.
+
+    For every system that has catalog TCO inputs and a published figure of ``vintage`` in one
+    of ``tiers``, the itemised TCO is computed with the matching profile (``internal`` uses the
+    hyperscaler profile) and set beside the published figure. Itemised TCO is linear in capex,
+    ``tco = a * capex + b``, so the table also gives the capex at which the itemised figure
+    would equal the published one, all other inputs unchanged — usually the main driver of a
+    difference (vendor margins dominate TCO; power and colocation are a small part).
+
+    Parameters
+    ----------
+    vintage : str, default "2026-09"
+        Published set.
+    tiers : tuple of str
+        Published tiers to include.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (hardware, tier): ``hardware_id, tier, profile, vintage,
+        itemised_usd_per_gpu_hour, published_usd_per_gpu_hour, difference_usd_per_gpu_hour``
+        (itemised - published), ``ratio_frac`` (itemised / published), ``largest_component``,
+        ``largest_component_share_frac``, ``capex_usd_per_accelerator``,
+        ``implied_capex_usd_per_accelerator`` (NaN where even zero capex exceeds the published
+        figure) and ``explanation``. The figures are not expected to match: the published
+        tiers come from a proprietary model with its own capex, financing and markups.
+
+    Raises
+    ------
+    KeyError
+        Unknown vintage (valid ones listed).
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> t = tk.tco_comparison_table()
+    >>> {"itemised_usd_per_gpu_hour", "published_usd_per_gpu_hour", "explanation"} <= set(t.columns)
+    True
+    """
+    from tokenomics import catalog
+
+    pub = catalog.published_tco_table()
+    vintages = sorted(set(pub["vintage"].astype(str)))
+    if vintage not in vintages:
+        raise unknown_name_error("published TCO vintage", vintage, vintages)
+    pub = pub[(pub["vintage"].astype(str) == vintage) & pub["tier"].isin(tiers)]
+    have_inputs = set(catalog.tco_table().index.astype(str))
+    rows = []
+    for rec in pub.itertuples(index=False):
+        hid, tier_name = str(rec.hardware_id), str(rec.tier)
+        if hid not in have_inputs:
+            continue
+        prof = _TIER_TO_PROFILE.get(tier_name, "hyperscaler")
+        published = float(rec.usd_per_gpu_hour)
+        try:
+            res = tco(hid, prof)
+            at_zero = tco(hid, prof, capex_usd_per_accelerator=0.0).usd_per_gpu_hour
+        except ValueError as err:
+            rows.append(
+                {
+                    "hardware_id": hid,
+                    "tier": tier_name,
+                    "profile": prof,
+                    "vintage": vintage,
+                    "published_usd_per_gpu_hour": published,
+                    "explanation": f"not itemised: {err}",
+                }
+            )
+            continue
+        capex = res.inputs["capex_usd_per_accelerator"]
+        slope = (res.usd_per_gpu_hour - at_zero) / capex if capex > 0 else math.nan
+        implied = (published - at_zero) / slope if slope > 0 and published >= at_zero else math.nan
+        largest = max(res.breakdown_usd_per_gpu_hour, key=res.breakdown_usd_per_gpu_hour.__getitem__)
+        share = res.breakdown_usd_per_gpu_hour[largest] / res.usd_per_gpu_hour
+        ratio = res.usd_per_gpu_hour / published
+        direction = "above" if ratio >= 1 else "below"
+        explanation = f"itemised {abs(ratio - 1):.0%} {direction} published; largest item {largest} ({share:.0%}). "
+        if math.isnan(implied):
+            explanation += "Even zero capex exceeds the published figure: opex inputs differ."
+        else:
+            explanation += (
+                f"Matching the published figure needs capex ${implied:,.0f}/accelerator "
+                f"({implied / capex:.2f}x the catalog's ${capex:,.0f}), other inputs unchanged."
+            )
+        rows.append(
+            {
+                "hardware_id": hid,
+                "tier": tier_name,
+                "profile": prof,
+                "vintage": vintage,
+                "itemised_usd_per_gpu_hour": res.usd_per_gpu_hour,
+                "published_usd_per_gpu_hour": published,
+                "difference_usd_per_gpu_hour": res.usd_per_gpu_hour - published,
+                "ratio_frac": ratio,
+                "largest_component": largest,
+                "largest_component_share_frac": share,
+                "capex_usd_per_accelerator": capex,
+                "implied_capex_usd_per_accelerator": implied,
+                "explanation": explanation,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,33 @@
+"""Readers for benchmark results: InferenceX, AgentX, GPU-power baselines and MLPerf.
+
+Every reader returns one tidy table of curve points conformed to
+:data:`tokenomics.curves.schema.CURVE_COLUMNS`. :func:`read_results` detects the format of one file;
+:func:`read_results_dir` reads a whole directory and reports every file it skipped, and why.
+"""
+
+from __future__ import annotations
+
+from tokenomics.curves.ingest._common import IngestError, resolve_hardware_name, resolve_model_name
+from tokenomics.curves.ingest.agentx import read_agentx
+from tokenomics.curves.ingest.directory import ReadResult, detect_format, read_results, read_results_dir
+from tokenomics.curves.ingest.inferencex import per_gpu_throughput, read_inferencex
+from tokenomics.curves.ingest.mlperf import MLPERF_LATENCY_LIMITS_MS, read_mlperf
+from tokenomics.curves.ingest.power import joules_per_token, read_power_baseline, tok_per_s_per_kw
+
+__all__ = [
+    "MLPERF_LATENCY_LIMITS_MS",
+    "IngestError",
+    "ReadResult",
+    "detect_format",
+    "joules_per_token",
+    "per_gpu_throughput",
+    "read_agentx",
+    "read_inferencex",
+    "read_mlperf",
+    "read_power_baseline",
+    "read_results",
+    "read_results_dir",
+    "resolve_hardware_name",
+    "resolve_model_name",
+    "tok_per_s_per_kw",
+]

@@ -1,0 +1,550 @@
+"""Helpers shared by the benchmark-result readers: name resolution, errors, unit handling.
+
+Every reader converts units once, here or in its own module: ``*_ms`` keys become seconds,
+interactivity is ``1 / TPOT`` taken percentile by percentile (never from a standard deviation),
+and the result is conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tokenomics._validate import normalize_name
+from tokenomics.curves.schema import conform
+from tokenomics.units import SECONDS_PER_MS
+
+__all__ = [
+    "IngestError",
+    "resolve_hardware_name",
+    "resolve_model_name",
+]
+
+MAX_PLAUSIBLE_TPOT_S: float = 5.0
+"""Largest time per output token [s] a serving benchmark can report before we suspect ms.
+
+A decode step of 5 s per token (0.2 tok/s/user) is far below any published serving point;
+a value above it in a field documented in seconds almost always means milliseconds leaked in.
+"""
+
+_NOISE_TOKENS = frozenset(
+    {"nvidia", "amd", "instinct", "google", "cloud", "virtualized", "intel", "hbm", "hbm3", "hbm3e",
+     "hbm4", "gpu", "tpu"}
+)
+_VARIANT_TOKENS = frozenset({"nvl", "pcie", "nvl2", "nvl4", "max", "ultra", "cpx", "edge"})
+_MEMORY_TOKEN = re.compile(r"^\d+(gb|g)$")
+_PARENS = re.compile(r"\([^)]*\)")
+_SPLIT = re.compile(r"[\s_\-:/,]+")
+_PRECISION_SUFFIX = re.compile(
+    r"[-_](fp4|fp8|nvfp4|mxfp4|int4|int8|w4a16|w4a8|w8a8|awq|gptq|bf16|fp16)$", re.IGNORECASE
+)
+_DATE_SUFFIX = re.compile(r"[-_](\d{4})$")
+_HF_CACHE = re.compile(r"models--([^/]+)--([^/]+)")
+
+
+class IngestError(ValueError):
+    """A benchmark file is malformed: the message names the file, the key and the problem.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        The file (or file and row) being read.
+    key : str
+        The offending key or column.
+    problem : str
+        What is wrong with it.
+    """
+
+    def __init__(self, source: str | Path, key: str, problem: str) -> None:
+        self.source = str(source)
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{self.source}: key {key!r}: {problem}")
+
+
+def load_json(path: Path) -> Any:
+    """Read a JSON file, turning a parse failure into an :class:`IngestError`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        File to read.
+
+    Returns
+    -------
+    object
+        The decoded JSON document.
+
+    Raises
+    ------
+    IngestError
+        If the file is not valid JSON.
+    """
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as err:
+        raise IngestError(path, "<document>", f"not valid JSON ({err})") from None
+
+
+def _catalog_resolvers() -> tuple[Any, Any]:
+    from tokenomics.catalog import resolve_hardware_id, resolve_model_id
+
+    return resolve_hardware_id, resolve_model_id
+
+
+def _hardware_candidates(name: str) -> list[str]:
+    """Return lookup keys for a hardware string, from most to least specific."""
+    raw = str(name).strip()
+    out = [raw]
+    text = raw.split("cluster:", 1)[1] if raw.lower().startswith("cluster:") else raw
+    text = _PARENS.sub(" ", text)
+    tokens = [t for t in _SPLIT.split(text.lower()) if t]
+    tokens = [t for t in tokens if t not in _NOISE_TOKENS and not _MEMORY_TOKEN.match(t)]
+    while tokens:
+        out.append(" ".join(tokens))
+        if tokens[-1] in _VARIANT_TOKENS:
+            break
+        tokens = tokens[:-1]
+    return list(dict.fromkeys(out))
+
+
+def resolve_hardware_name(name: object, *, source: str | Path | None = None) -> str:
+    """Map a hardware string from a result file to a catalog hardware id.
+
+    Benchmark files name hardware with runner and cluster decorations: ``"b200-dgxc-slurm"``,
+    ``"MI355-gbt350-odcdh5-wbb3"``, ``"cluster:mi355x-amds"``, ``"NVIDIA B200-SXM-180GB"``,
+    ``"AMD Instinct MI355X 288GB HBM3e (x87)"``. The normaliser drops a ``cluster:`` prefix,
+    parentheses, vendor words and memory sizes, then tries the catalog lookup on the full name
+    and on ever shorter prefixes (``b200 dgxc slurm`` -> ``b200 dgxc`` -> ``b200``). It never
+    drops a product-variant word (``NVL``, ``PCIe``, ...), so an ``H200-NVL`` is not silently
+    taken for an H200 SXM.
+
+    Parameters
+    ----------
+    name : str
+        Hardware string as written in the file.
+    source : str or pathlib.Path, optional
+        File the name came from, for the error message.
+
+    Returns
+    -------
+    str
+        Catalog hardware id, e.g. ``"b200"``.
+
+    Raises
+    ------
+    KeyError
+        If no candidate resolves; the message lists the closest catalog names.
+
+    Examples
+    --------
+    >>> resolve_hardware_name("b200-dgxc-slurm")  # doctest: +SKIP
+    'b200'
+    """
+    resolve_hw, _ = _catalog_resolvers()
+    if name is None or (isinstance(name, float) and math.isnan(name)) or not str(name).strip():
+        where = f" in {source}" if source else ""
+        raise KeyError(f"hardware name is missing{where}; pass hardware=... explicitly")
+    candidates = _hardware_candidates(str(name))
+    first_error: KeyError | None = None
+    for cand in candidates:
+        try:
+            return str(resolve_hw(cand))
+        except KeyError as err:
+            if first_error is None or cand == candidates[-1]:
+                first_error = err
+    where = f" (in {source})" if source else ""
+    detail = first_error.args[0] if first_error is not None and first_error.args else ""
+    raise KeyError(
+        f"hardware {name!r}{where} does not match a catalog id after stripping runner "
+        f"suffixes (tried {candidates}); {detail}"
+    )
+
+
+def _model_candidates(name: str) -> list[str]:
+    raw = str(name).strip().rstrip("/")
+    cache = _HF_CACHE.search(raw)
+    base = cache.group(2) if cache else raw.rsplit("/", 1)[-1]
+    out = [raw, base]
+    stem = base
+    for _ in range(3):
+        new = _PRECISION_SUFFIX.sub("", stem)
+        new = _DATE_SUFFIX.sub("", new)
+        if new == stem:
+            break
+        stem = new
+        out.append(stem)
+    return [c for c in dict.fromkeys(out) if c]
+
+
+def resolve_model_name(name: object) -> tuple[str, bool]:
+    """Map a model string from a result file to a catalog model id, or keep it documented.
+
+    Tries the name as written, without the organisation prefix or Hugging Face cache path,
+    then without a trailing precision tag (``-FP4``, ``-MXFP4``, ...) or a four-digit revision
+    date (``-0528``). Benchmark files often name models newer than the catalog (e.g.
+    ``Kimi-K2.7-Code``); those are kept under a normalised name (lower-case, organisation and
+    precision tags stripped) with ``model_in_catalog = False`` rather than raising, so a sweep
+    of new models can still be read, plotted and priced at a user-given $/GPU-hour.
+
+    Parameters
+    ----------
+    name : str
+        Model string as written in the file, e.g. ``"nvidia/DeepSeek-R1-0528-FP4"``.
+
+    Returns
+    -------
+    model_id : str
+        Catalog id (``"deepseek-r1"``) or the normalised source name (``"kimi-k2.7-code"``).
+    in_catalog : bool
+        Whether ``model_id`` is a catalog id.
+
+    Examples
+    --------
+    >>> resolve_model_name("nvidia/DeepSeek-R1-0528-FP4")  # doctest: +SKIP
+    ('deepseek-r1', True)
+    """
+    _, resolve_model = _catalog_resolvers()
+    candidates = _model_candidates(str(name))
+    for cand in candidates:
+        try:
+            return str(resolve_model(cand)), True
+        except KeyError:
+            continue
+    fallback = candidates[-1].lower().replace("_", "-").replace(" ", "-")
+    return fallback, False
+
+
+def workload_label(isl: float | None, osl: float | None) -> str | None:
+    """Return the field's ISL/OSL label, e.g. ``"1k/1k"`` or ``"8k/1k"`` (``"1000/1000"`` otherwise).
+
+    Parameters
+    ----------
+    isl, osl : float or None
+        Input and output sequence lengths [tokens].
+
+    Returns
+    -------
+    str or None
+        The label, or None when either length is unknown.
+    """
+    if isl is None or osl is None or _isnan(isl) or _isnan(osl):
+        return None
+
+    def one(n: float) -> str:
+        n_int = int(n)
+        if n_int >= 1024 and n_int % 1024 == 0:
+            return f"{n_int // 1024}k"
+        return str(n_int)
+
+    return f"{one(isl)}/{one(osl)}"
+
+
+def _isnan(x: object) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
+def as_float(value: object, source: str | Path, key: str, *, required: bool = False) -> float:
+    """Return ``value`` as float (NaN when absent), raising on a non-numeric entry.
+
+    Parameters
+    ----------
+    value : object
+        The raw JSON/CSV value.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+    required : bool
+        If True, a missing value raises.
+
+    Returns
+    -------
+    float
+        The number, or NaN if absent and not required.
+
+    Raises
+    ------
+    IngestError
+        If the value is not a number (booleans included), or missing while required.
+    """
+    if value is None or (isinstance(value, str) and value.strip() == ""):
+        if required:
+            raise IngestError(source, key, "is required but missing")
+        return math.nan
+    if isinstance(value, bool):
+        raise IngestError(source, key, f"expected a number, got boolean {value!r}")
+    try:
+        out = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise IngestError(source, key, f"expected a number, got {value!r}") from None
+    if math.isnan(out) and required:
+        raise IngestError(source, key, "is required but NaN")
+    return out
+
+
+def as_bool(value: object, source: str | Path, key: str) -> bool | None:
+    """Return a boolean from JSON booleans or the strings ``"true"``/``"false"`` (None if absent).
+
+    Parameters
+    ----------
+    value : object
+        Raw value.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Returns
+    -------
+    bool or None
+        The flag.
+
+    Raises
+    ------
+    IngestError
+        If the value is neither a boolean nor a recognised string.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"true", "1", "yes", "on"}:
+        return True
+    if text in {"false", "0", "no", "off"}:
+        return False
+    raise IngestError(source, key, f"expected true/false, got {value!r}")
+
+
+def get_path(doc: Mapping[str, Any], dotted: str) -> Any:
+    """Return ``doc[a][b][c]`` for ``"a.b.c"``, or None when any level is absent.
+
+    Parameters
+    ----------
+    doc : mapping
+        Nested JSON object.
+    dotted : str
+        Dot-separated key path.
+
+    Returns
+    -------
+    object or None
+        The value found.
+    """
+    cur: Any = doc
+    for part in dotted.split("."):
+        if not isinstance(cur, Mapping) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def check_tpot_seconds(value_s: float, source: str | Path, key: str) -> None:
+    """Raise if a time-per-output-token in seconds is implausibly large (milliseconds leaked).
+
+    Parameters
+    ----------
+    value_s : float
+        TPOT or ITL [s].
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value_s`` is negative or above :data:`MAX_PLAUSIBLE_TPOT_S`.
+    """
+    if math.isnan(value_s):
+        return
+    if value_s <= 0:
+        raise IngestError(source, key, f"time per output token must be > 0 s, got {value_s!r}")
+    if value_s > MAX_PLAUSIBLE_TPOT_S:
+        raise IngestError(
+            source,
+            key,
+            f"{value_s!r} s per output token is implausible (> {MAX_PLAUSIBLE_TPOT_S} s); "
+            "the value looks like milliseconds in a field that must hold seconds",
+        )
+
+
+def check_sequence_length(value: float, source: str | Path, key: str) -> None:
+    """Raise if an input/output sequence length (ISL/OSL) is present but not positive.
+
+    Parameters
+    ----------
+    value : float
+        ISL or OSL [tokens]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value`` is zero or negative.
+    """
+    if not math.isnan(value) and value <= 0:
+        raise IngestError(source, key, f"sequence length must be > 0 tokens, got {value!r}")
+
+
+def check_parallel_size(value: float, source: str | Path, key: str) -> None:
+    """Raise if a parallelism degree (TP, EP, PP, context parallel) is present but below 1.
+
+    Parameters
+    ----------
+    value : float
+        Parallelism size [count]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value < 1``.
+    """
+    if not math.isnan(value) and value < 1:
+        raise IngestError(source, key, f"parallelism size must be >= 1, got {value!r}")
+
+
+def check_gpu_count(value: float, source: str | Path, key: str) -> None:
+    """Raise if a GPU count is present but zero or negative.
+
+    Parameters
+    ----------
+    value : float
+        Number of GPUs [count]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value <= 0``.
+    """
+    if not math.isnan(value) and value <= 0:
+        raise IngestError(source, key, f"GPU count must be > 0, got {value!r}")
+
+
+THROUGHPUT_SUM_REL_TOL: float = 0.01
+"""Largest relative gap between input + output and total per-GPU throughput (same denominator)."""
+
+
+def check_throughput_sum(
+    total: float,
+    input_: float,
+    output: float,
+    source: str | Path,
+    key: str = "tput_per_gpu",
+) -> None:
+    """Raise if input + output throughput differs from total by more than 1 %.
+
+    Only valid when all three share one denominator (aggregated serving on one set of GPUs);
+    disaggregated rows divide input by prefill GPUs and output by decode GPUs, so callers
+    skip the check there.
+
+    Parameters
+    ----------
+    total, input_, output : float
+        Total, input and output throughput per GPU [tok/s/GPU]; the check is skipped when any
+        is NaN.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key named in the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``|input + output - total| > 0.01 * total``.
+    """
+    if math.isnan(total) or math.isnan(input_) or math.isnan(output):
+        return
+    if abs(input_ + output - total) > THROUGHPUT_SUM_REL_TOL * abs(total):
+        raise IngestError(
+            source, key,
+            f"input {input_!r} + output {output!r} = {input_ + output!r} tok/s/GPU differs from "
+            f"total {total!r} by more than {THROUGHPUT_SUM_REL_TOL:.0%} (same GPU denominator)",
+        )
+
+
+def ms_to_s(value_ms: float) -> float:
+    """Convert milliseconds to seconds (NaN stays NaN).
+
+    Parameters
+    ----------
+    value_ms : float
+        Duration [ms].
+
+    Returns
+    -------
+    float
+        Duration [s].
+    """
+    return value_ms * SECONDS_PER_MS
+
+
+def interactivity_from_tpot(tpot_s: float) -> float:
+    """Return interactivity ``1 / TPOT`` [tok/s/user] for one percentile of TPOT [s].
+
+    Parameters
+    ----------
+    tpot_s : float
+        A percentile (median, p90, ...) of time per output token [s]; never a standard
+        deviation.
+
+    Returns
+    -------
+    float
+        Output tokens per second seen by one user; NaN if ``tpot_s`` is NaN.
+    """
+    if math.isnan(tpot_s) or tpot_s <= 0:
+        return math.nan
+    return 1.0 / tpot_s
+
+
+def frame_from_records(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Build a schema-conformed curve-point table from row dictionaries.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        One mapping per point, keyed by :data:`tokenomics.curves.schema.CURVE_COLUMNS` names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Conformed table (missing columns as NA).
+    """
+    frame = pd.DataFrame.from_records(list(records))
+    return conform(frame)
+
+
+def normalized(text: object) -> str:
+    """Return the lower-case alphanumeric key of ``text`` (see ``normalize_name``).
+
+    Parameters
+    ----------
+    text : object
+        Any name.
+
+    Returns
+    -------
+    str
+        Lookup key.
+    """
+    return normalize_name(str(text))

@@ -1,0 +1,1440 @@
+"""Unit economics of LLM serving: cost per million tokens, revenue, license fees, gross margin.
+
+All functions broadcast like numpy: scalar in, float out; ndarray in, ndarray out; pandas Series
+in, Series out with the index kept. Money is in USD, throughput in tokens per second per
+accelerator ("GPU"), fractions are 0..1 (never percent).
+
+Vocabulary (per *allocated* accelerator-hour, i.e. per hour the GPU is paid for):
+
+* served Mtok per GPU-hour ``Q = throughput_tok_per_s_per_gpu * 3600 * utilization_frac / 1e6``;
+* cost per Mtok ``C = cost_usd_per_gpu_hour / Q``;
+* revenue ``R = Q * price_usd_per_mtok`` (``price`` is the blended price over all tokens);
+* license fee ``L = license_fee_frac * R + license_usd_per_mtok * Q + license_usd_per_gpu_hour``;
+* profit ``P = R - L - cost_usd_per_gpu_hour`` and gross margin ``m = P / R``.
+
+Token classes: every token is exactly one of *input* (uncached prompt token), *cached input*
+(prompt token served from the prefix cache) or *output*. The cache-hit fraction is a part of the
+input, never on top of it: ``input_share = uncached + cached``.
+
+References
+----------
+.. [1] SemiAnalysis InferenceX-app: cost per Mtok = $/GPU-hr / (tok/s/GPU * 3600 / 1e6);
+   revenue/GPU-hr = tok/s * 3600 * blended price / 1e6 with blended = s_in * ((1 - h) p_in +
+   h p_cached) + (1 - s_in) p_out and p_cached defaulting to 10 % of p_in,
+   https://github.com/SemiAnalysisAI/InferenceX-app (read 2026-09).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from tokenomics._validate import (
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_range,
+)
+from tokenomics.cost.finance import _as_arrays
+from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS_PER_MTOK
+
+__all__ = [
+    "DEFAULT_CACHED_COST_RATIO",
+    "CostSplit",
+    "InferencexCost",
+    "LicenseFee",
+    "TokenMix",
+    "attribute_cost_per_mtok",
+    "blended_price_usd_per_mtok",
+    "breakeven_cost_usd_per_gpu_hour",
+    "breakeven_license_fee_frac",
+    "breakeven_price_usd_per_mtok",
+    "breakeven_utilization_frac",
+    "cost_per_mtok",
+    "cost_split_per_mtok",
+    "gross_margin_frac",
+    "inferencex_cost_per_mtok",
+    "input_share_frac_from_tokens",
+    "license_fee_usd_per_gpu_hour",
+    "profit_usd_per_gpu_hour",
+    "profit_usd_per_gpu_year",
+    "profit_usd_per_mw_year",
+    "revenue_usd_per_gpu_hour",
+    "served_mtok_per_gpu_hour",
+    "usd_per_gpu_year",
+    "usd_per_mw_year",
+]
+
+DEFAULT_CACHED_COST_RATIO: float = 0.1
+"""Cost (or price) of a cached input token relative to an uncached one, when none is given.
+
+The InferenceX revenue model prices cached input at 10 % of the input price when no cached price
+is known; the same ratio is our default for the GPU-time weight of a cached token.
+Source: SemiAnalysis InferenceX-app ``lib/cache-pricing.ts`` (read 2026-09).
+"""
+
+_MTOK_PER_TOK_S_HOUR: float = SECONDS_PER_HOUR / TOKENS_PER_MTOK
+"""Mtok per GPU-hour delivered by 1 tok/s at full utilization (0.0036)."""
+
+OnInfeasible = Literal["raise", "nan"]
+
+
+# --- validation helpers ---
+
+
+def _check_utilization(utilization_frac: Any) -> None:
+    check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
+
+
+def _check_license(license_fee_frac: Any, license_usd_per_mtok: Any, license_usd_per_gpu_hour: Any) -> None:
+    check_fraction("license_fee_frac", license_fee_frac, high_inclusive=False)
+    check_nonnegative("license_usd_per_mtok", license_usd_per_mtok)
+    check_nonnegative("license_usd_per_gpu_hour", license_usd_per_gpu_hour)
+
+
+def _check_target(target_margin_frac: Any) -> None:
+    check_range("target_margin_frac", target_margin_frac, low=-1e12, high=1.0, high_inclusive=False)
+
+
+def _finish_breakeven(
+    name: str,
+    result: np.ndarray,
+    infeasible: np.ndarray,
+    reason: str,
+    on_infeasible: OnInfeasible,
+    restore: Any,
+) -> Any:
+    """Raise or mask break-even answers that fall outside the valid range."""
+    if on_infeasible not in ("raise", "nan"):
+        raise ValueError(f"on_infeasible={on_infeasible!r} is not one of 'raise', 'nan'")
+    infeasible = np.broadcast_to(infeasible, np.shape(result))
+    if infeasible.any():
+        if on_infeasible == "raise":
+            flat = infeasible.ravel()
+            idx = int(np.flatnonzero(flat)[0])
+            where = "" if result.ndim == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
+            raise ValueError(
+                f"no {name} reaches the target margin{where}: {reason}; "
+                "pass on_infeasible='nan' to get NaN there instead"
+            )
+        result = np.where(infeasible, np.nan, result)
+    return restore(result)
+
+
+# --- volumes and cost per Mtok ---
+
+
+def served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac: Any) -> Any:
+    """Million tokens served per allocated accelerator-hour.
+
+    ``Q = throughput_tok_per_s_per_gpu * 3600 * utilization_frac / 1e6``
+
+    Parameters
+    ----------
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens per second per accelerator while busy, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Fraction of paid hours the accelerator serves at that throughput, in (0, 1].
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Served volume [Mtok/GPU-hour].
+
+    Raises
+    ------
+    ValueError
+        Throughput not > 0, utilization outside (0, 1] (percent hint for 30), or NaN.
+
+    Examples
+    --------
+    >>> served_mtok_per_gpu_hour(1000.0, 0.5)
+    1.8
+    """
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    (t, u), restore = _as_arrays(throughput_tok_per_s_per_gpu, utilization_frac)
+    return restore(t * (u * _MTOK_PER_TOK_S_HOUR))
+
+
+def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any, utilization_frac: Any) -> Any:
+    """Cost per million tokens served.
+
+    ``cost_usd_per_mtok = cost_usd_per_gpu_hour / (throughput * 3600 * utilization) * 1e6``
+
+    Parameters
+    ----------
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO per allocated accelerator-hour, >= 0 [USD/GPU-hour].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Tokens per second per accelerator while busy, > 0 [tok/s/GPU]. Use all tokens
+        (input + output) for the cost per Mtok of all tokens.
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction of paid hours, in (0, 1]. Required: an idle GPU-hour is still paid.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Cost [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        Negative cost, throughput not > 0, utilization outside (0, 1] or NaN, element-wise.
+
+    Notes
+    -----
+    For disaggregated prefill/decode serving the throughput must be per accelerator of the
+    whole deployment (prefill + decode GPUs), not per decode GPU.
+
+    Examples
+    --------
+    InferenceX worked example (MI355X, Kimi-K2.5 1k/1k, conc 4): 55.6 tok/s/GPU at
+    $1.48/GPU-hour:
+
+    >>> round(cost_per_mtok(1.48, 55.6, 1.0), 2)
+    7.39
+
+    References
+    ----------
+    .. [1] SemiAnalysis InferenceX-app ``chart-utils.ts::createChartDataPoint`` (read 2026-09).
+    """
+    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    (c, t, u), restore = _as_arrays(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
+    return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)))
+
+
+class InferencexCost(NamedTuple):
+    """Cost per Mtok in the InferenceX convention (whole GPU-hour charged to each class).
+
+    ``input_usd_per_mtok`` and ``output_usd_per_mtok`` each charge the *whole* GPU-hour to one
+    token class, so they do not add up to the spend; use :func:`cost_split_per_mtok` for an
+    additive split. Fields are None when the matching throughput was not given.
+    """
+
+    total_usd_per_mtok: Any
+    input_usd_per_mtok: Any
+    output_usd_per_mtok: Any
+
+
+def inferencex_cost_per_mtok(
+    cost_usd_per_gpu_hour: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    input_throughput_tok_per_s_per_gpu: Any = None,
+    output_throughput_tok_per_s_per_gpu: Any = None,
+    utilization_frac: Any = 1.0,
+) -> InferencexCost:
+    """Cost per Mtok as the InferenceX dashboard computes it (not additive across classes).
+
+    ``total = cost / (throughput * 3600 / 1e6)``; ``input = cost / (input_throughput * 3600 /
+    1e6)``; ``output = cost / (output_throughput * 3600 / 1e6)``, each divided by utilization.
+
+    Parameters
+    ----------
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+    input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu : optional
+        Input (resp. output) tokens/s per accelerator, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series, default 1.0
+        InferenceX assumes full utilization (1.0); another value divides every figure.
+
+    Returns
+    -------
+    InferencexCost
+        ``(total_usd_per_mtok, input_usd_per_mtok, output_usd_per_mtok)`` [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        As :func:`cost_per_mtok`, for every throughput given.
+
+    Notes
+    -----
+    ``input_usd_per_mtok * s_in + output_usd_per_mtok * s_out`` is **twice** the total cost for
+    any mix (pitfall: the whole GPU-hour is charged to each class). Kept for comparison with
+    published dashboards only.
+
+    Examples
+    --------
+    >>> c = inferencex_cost_per_mtok(1.48, 55.6, 27.8, 27.8)
+    >>> round(c.total_usd_per_mtok, 2), round(c.output_usd_per_mtok, 2)
+    (7.39, 14.79)
+
+    References
+    ----------
+    .. [1] SemiAnalysis InferenceX-app ``lib/utils.ts`` cost fields ``costh``/``costhi``/
+       ``costhOutput`` (read 2026-09).
+    """
+    total = cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
+    inp = (
+        None
+        if input_throughput_tok_per_s_per_gpu is None
+        else cost_per_mtok(cost_usd_per_gpu_hour, input_throughput_tok_per_s_per_gpu, utilization_frac)
+    )
+    out = (
+        None
+        if output_throughput_tok_per_s_per_gpu is None
+        else cost_per_mtok(cost_usd_per_gpu_hour, output_throughput_tok_per_s_per_gpu, utilization_frac)
+    )
+    return InferencexCost(total, inp, out)
+
+
+# --- token mix and cost split ---
+
+
+def input_share_frac_from_tokens(input_tokens: Any, output_tokens: Any) -> Any:
+    """Share of input tokens (cached included) among all tokens.
+
+    ``input_share_frac = input / (input + output)`` — from ISL/OSL, from measured input/output
+    token rates (tok/s) or from token totals; the unit cancels.
+
+    Parameters
+    ----------
+    input_tokens, output_tokens : float, array_like or pandas.Series
+        Input (prompt, cached included) and output (generated) amounts, >= 0, not both 0
+        [tokens, or tok/s].
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Input share in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        Negative or NaN amounts, or input + output = 0.
+
+    Examples
+    --------
+    >>> input_share_frac_from_tokens(8192, 1024)
+    0.8888888888888888
+    """
+    check_nonnegative("input_tokens", input_tokens)
+    check_nonnegative("output_tokens", output_tokens)
+    (i, o), restore = _as_arrays(input_tokens, output_tokens)
+    total = i + o
+    check_positive("input_tokens + output_tokens", total)
+    return restore(i / total)
+
+
+class TokenMix(BaseModel):
+    """Workload token mix: which share of served tokens is input, cached input and output.
+
+    ``input_share_frac`` counts every prompt token (cached or not); ``cache_hit_frac`` is the
+    part of the input served from the prefix cache, so it is never added on top of the input.
+    The three class shares ``uncached_input``, ``cached_input`` and ``output`` sum to 1.
+
+    Parameters
+    ----------
+    input_share_frac : float
+        Input tokens / (input + output tokens), in [0, 1].
+    cache_hit_frac : float, default 0
+        Cached input tokens / input tokens, in [0, 1].
+
+    Examples
+    --------
+    >>> mix = TokenMix.from_isl_osl(8192, 1024, cache_hit_frac=0.5)
+    >>> round(mix.cached_input_share_frac, 4), round(mix.output_share_frac, 4)
+    (0.4444, 0.1111)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_share_frac: float
+    cache_hit_frac: float = 0.0
+
+    @field_validator("input_share_frac", "cache_hit_frac")
+    @classmethod
+    def _fraction(cls, value: float, info: Any) -> float:
+        check_fraction(info.field_name, value)
+        return value
+
+    @classmethod
+    def from_isl_osl(cls, isl_tokens: float, osl_tokens: float, cache_hit_frac: float = 0.0) -> TokenMix:
+        """Build a mix from input and output sequence lengths [tokens].
+
+        Parameters
+        ----------
+        isl_tokens, osl_tokens : float
+            Input and output sequence length per request, >= 0 [tokens].
+        cache_hit_frac : float, default 0
+            Cached share of the input tokens, in [0, 1].
+
+        Returns
+        -------
+        TokenMix
+            The mix.
+        """
+        return cls(
+            input_share_frac=input_share_frac_from_tokens(isl_tokens, osl_tokens),
+            cache_hit_frac=cache_hit_frac,
+        )
+
+    @classmethod
+    def from_rates(
+        cls,
+        input_tok_per_s_per_gpu: float,
+        output_tok_per_s_per_gpu: float,
+        cache_hit_frac: float = 0.0,
+    ) -> TokenMix:
+        """Build a mix from measured input and output token rates [tok/s/GPU].
+
+        Parameters
+        ----------
+        input_tok_per_s_per_gpu, output_tok_per_s_per_gpu : float
+            Measured input and output throughput of the same deployment, >= 0.
+        cache_hit_frac : float, default 0
+            Measured cached share of the input tokens, in [0, 1].
+
+        Returns
+        -------
+        TokenMix
+            The mix.
+        """
+        return cls(
+            input_share_frac=input_share_frac_from_tokens(input_tok_per_s_per_gpu, output_tok_per_s_per_gpu),
+            cache_hit_frac=cache_hit_frac,
+        )
+
+    @property
+    def uncached_input_share_frac(self) -> float:
+        """Share of all tokens that are uncached input: ``s_in * (1 - h)``."""
+        return self.input_share_frac * (1.0 - self.cache_hit_frac)
+
+    @property
+    def cached_input_share_frac(self) -> float:
+        """Share of all tokens that are cached input: ``s_in * h``."""
+        return self.input_share_frac * self.cache_hit_frac
+
+    @property
+    def output_share_frac(self) -> float:
+        """Share of all tokens that are output: ``1 - s_in``."""
+        return 1.0 - self.input_share_frac
+
+
+class CostSplit(NamedTuple):
+    """Cost per Mtok of each token class, additive: ``sum(share_c * cost_c) == total``."""
+
+    total_usd_per_mtok: Any
+    input_usd_per_mtok: Any
+    cached_input_usd_per_mtok: Any
+    output_usd_per_mtok: Any
+
+
+def attribute_cost_per_mtok(
+    total_usd_per_mtok: Any,
+    input_share_frac: Any,
+    cache_hit_frac: Any,
+    input_weight: Any,
+    cached_input_weight: Any,
+    output_weight: Any,
+) -> CostSplit:
+    """Split a total cost per Mtok over token classes in proportion to relative weights.
+
+    ``cost_c = total * w_c / W`` with ``W = s_unc * w_in + s_cached * w_cached + s_out * w_out``,
+    ``s_unc = s_in (1 - h)``, ``s_cached = s_in h``, ``s_out = 1 - s_in``.
+
+    Invariant: ``s_unc * cost_in + s_cached * cost_cached + s_out * cost_out == total``, i.e.
+    the per-class costs weighted by the token mix add up to the cost per Mtok of all tokens,
+    and so to the spend. Only the *ratios* of the weights matter.
+
+    Parameters
+    ----------
+    total_usd_per_mtok : float, array_like or pandas.Series
+        Cost per Mtok of all tokens, >= 0 [USD/Mtok].
+    input_share_frac : float, array_like or pandas.Series
+        Input (cached included) share of all tokens, in [0, 1].
+    cache_hit_frac : float, array_like or pandas.Series
+        Cached share of input tokens, in [0, 1].
+    input_weight, cached_input_weight, output_weight : float, array_like or pandas.Series
+        Relative cost of one token of each class (e.g. GPU-seconds per token, or list price),
+        >= 0; the weight of at least one class present in the mix must be > 0.
+
+    Returns
+    -------
+    CostSplit
+        Total and per-class costs [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        Invalid shares or weights, or every class present in the mix has weight 0.
+
+    Examples
+    --------
+    >>> s = attribute_cost_per_mtok(2.0, 0.5, 0.0, 1.0, 0.1, 3.0)
+    >>> s.input_usd_per_mtok, s.output_usd_per_mtok
+    (1.0, 3.0)
+    """
+    check_nonnegative("total_usd_per_mtok", total_usd_per_mtok)
+    check_fraction("input_share_frac", input_share_frac)
+    check_fraction("cache_hit_frac", cache_hit_frac)
+    check_nonnegative("input_weight", input_weight)
+    check_nonnegative("cached_input_weight", cached_input_weight)
+    check_nonnegative("output_weight", output_weight)
+    arrays, restore = _as_arrays(
+        total_usd_per_mtok,
+        input_share_frac,
+        cache_hit_frac,
+        input_weight,
+        cached_input_weight,
+        output_weight,
+    )
+    return CostSplit(*(restore(a) for a in _attribute(*arrays)))
+
+
+def _attribute(
+    total: np.ndarray,
+    s_in: np.ndarray,
+    h: np.ndarray,
+    w_in: np.ndarray,
+    w_c: np.ndarray,
+    w_out: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Arrays of (total, input, cached, output) cost per Mtok; see attribute_cost_per_mtok."""
+    norm = s_in * (1.0 - h) * w_in + s_in * h * w_c + (1.0 - s_in) * w_out
+    check_positive("mix-weighted token-class weight (every class in the mix has weight 0)", norm)
+    scale = total / norm
+    shape = np.shape(scale)
+    return np.broadcast_to(total, shape), scale * w_in, scale * w_c, scale * w_out
+
+
+def cost_split_per_mtok(
+    cost_usd_per_gpu_hour: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    input_share_frac: Any,
+    cache_hit_frac: Any = 0.0,
+    *,
+    rule: Literal["gpu_time", "price"] = "gpu_time",
+    prefill_throughput_tok_per_s_per_gpu: Any = None,
+    decode_throughput_tok_per_s_per_gpu: Any = None,
+    cached_cost_ratio: Any = DEFAULT_CACHED_COST_RATIO,
+    input_usd_per_mtok: Any = None,
+    cached_input_usd_per_mtok: Any = None,
+    output_usd_per_mtok: Any = None,
+) -> CostSplit:
+    """Cost per Mtok split into input (uncached), cached input and output — additive.
+
+    The cost per Mtok of all tokens is ``C = cost_per_mtok(cost, throughput, utilization)``. It
+    is attributed to the classes by relative weights ``w_c`` (see
+    :func:`attribute_cost_per_mtok`): ``cost_c = C * w_c / sum_k(s_k * w_k)``, so that
+
+    ``s_unc * cost_input + s_cached * cost_cached + s_out * cost_output == C``
+
+    holds for every rule and every mix: the classes add up to the spend (unlike
+    :func:`inferencex_cost_per_mtok`).
+
+    Rules
+    -----
+    ``"gpu_time"`` (default)
+        Weight = GPU-seconds one token of the class takes: ``w_in = 1 / prefill_throughput``,
+        ``w_out = 1 / decode_throughput``, ``w_cached = cached_cost_ratio * w_in``. The prefill
+        and decode throughputs are the rates of an accelerator doing only that phase, e.g. input
+        tok/s per prefill GPU and output tok/s per decode GPU of a disaggregated run.
+    ``"price"``
+        Weight = list price: ``w_in = input_usd_per_mtok``, ``w_out = output_usd_per_mtok``,
+        ``w_cached = cached_input_usd_per_mtok`` (default ``cached_cost_ratio * input``).
+
+    Parameters
+    ----------
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens/s per accelerator of the deployment, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction of paid hours, in (0, 1].
+    input_share_frac : float, array_like or pandas.Series
+        Input (cached included) share of all tokens, in [0, 1].
+    cache_hit_frac : float, array_like or pandas.Series, default 0
+        Cached share of the input tokens, in [0, 1].
+    rule : {"gpu_time", "price"}, default "gpu_time"
+        Attribution rule, see above.
+    prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : optional
+        Required for ``rule="gpu_time"``, > 0 [tok/s/GPU].
+    cached_cost_ratio : float, default 0.1
+        Cost of a cached input token relative to an uncached one, in [0, 1].
+    input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : optional
+        List prices, >= 0 [USD/Mtok]; input and output required for ``rule="price"``.
+
+    Returns
+    -------
+    CostSplit
+        ``(total_usd_per_mtok, input_usd_per_mtok, cached_input_usd_per_mtok,
+        output_usd_per_mtok)`` [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs (element-wise), an unknown rule, or inputs missing for the rule.
+
+    Examples
+    --------
+    Half the tokens are output, decode runs at 1/8 the prefill rate per GPU:
+
+    >>> s = cost_split_per_mtok(2.0, 1000.0, 0.5, 0.5, prefill_throughput_tok_per_s_per_gpu=8000.0,
+    ...                         decode_throughput_tok_per_s_per_gpu=1000.0)
+    >>> [round(x, 4) for x in s]
+    [1.1111, 0.2469, 0.0247, 1.9753]
+    """
+    check_fraction("cached_cost_ratio", cached_cost_ratio)
+    check_fraction("input_share_frac", input_share_frac)
+    check_fraction("cache_hit_frac", cache_hit_frac)
+    if rule == "gpu_time":
+        if prefill_throughput_tok_per_s_per_gpu is None or decode_throughput_tok_per_s_per_gpu is None:
+            raise ValueError(
+                "rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
+                "decode_throughput_tok_per_s_per_gpu (tok/s of an accelerator doing only that "
+                "phase); give them or use rule='price'"
+            )
+        check_positive("prefill_throughput_tok_per_s_per_gpu", prefill_throughput_tok_per_s_per_gpu)
+        check_positive("decode_throughput_tok_per_s_per_gpu", decode_throughput_tok_per_s_per_gpu)
+        rule_inputs: tuple[Any, ...] = (
+            prefill_throughput_tok_per_s_per_gpu,
+            decode_throughput_tok_per_s_per_gpu,
+        )
+    elif rule == "price":
+        if input_usd_per_mtok is None or output_usd_per_mtok is None:
+            raise ValueError("rule='price' needs input_usd_per_mtok and output_usd_per_mtok")
+        check_nonnegative("input_usd_per_mtok", input_usd_per_mtok)
+        check_nonnegative("output_usd_per_mtok", output_usd_per_mtok)
+        if cached_input_usd_per_mtok is not None:
+            check_nonnegative("cached_input_usd_per_mtok", cached_input_usd_per_mtok)
+        rule_inputs = (
+            input_usd_per_mtok,
+            output_usd_per_mtok,
+            np.nan if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
+        )
+    else:
+        raise ValueError(f"rule={rule!r} is not one of 'gpu_time', 'price'")
+    total = cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
+    (c, s, h, k, *r), restore = _as_arrays(total, input_share_frac, cache_hit_frac, cached_cost_ratio, *rule_inputs)
+    if rule == "gpu_time":
+        w_in, w_out = 1.0 / r[0], 1.0 / r[1]
+        w_c = k * w_in
+    else:
+        w_in, w_out = r[0], r[1]
+        w_c = k * w_in if cached_input_usd_per_mtok is None else r[2]
+    return CostSplit(*(restore(a) for a in _attribute(c, s, h, w_in, w_c, w_out)))
+
+
+# --- prices, revenue and license fees ---
+
+
+def blended_price_usd_per_mtok(
+    input_usd_per_mtok: Any,
+    output_usd_per_mtok: Any,
+    input_share_frac: Any,
+    cache_hit_frac: Any = 0.0,
+    cached_input_usd_per_mtok: Any = None,
+) -> Any:
+    """Revenue per Mtok of all tokens for a token mix and a price list.
+
+    ``blended = s_in * ((1 - h) * p_in + h * p_cached) + (1 - s_in) * p_out``
+
+    Parameters
+    ----------
+    input_usd_per_mtok, output_usd_per_mtok : float, array_like or pandas.Series
+        List prices of uncached input and output tokens, >= 0 [USD/Mtok].
+    input_share_frac : float, array_like or pandas.Series
+        Input (cached included) share of all tokens, in [0, 1].
+    cache_hit_frac : float, array_like or pandas.Series, default 0
+        Cached share of input tokens, in [0, 1] — a part of the input, not extra tokens.
+    cached_input_usd_per_mtok : float, array_like or pandas.Series, optional
+        Cached-input price, >= 0 [USD/Mtok]; default ``0.1 * input_usd_per_mtok``
+        (:data:`DEFAULT_CACHED_COST_RATIO`).
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Blended price [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        Negative prices or fractions outside [0, 1] (element-wise, percent hint).
+
+    Examples
+    --------
+    >>> blended_price_usd_per_mtok(1.0, 4.0, 0.75, 0.5, 0.2)
+    1.45
+    """
+    check_nonnegative("input_usd_per_mtok", input_usd_per_mtok)
+    check_nonnegative("output_usd_per_mtok", output_usd_per_mtok)
+    check_fraction("input_share_frac", input_share_frac)
+    check_fraction("cache_hit_frac", cache_hit_frac)
+    if cached_input_usd_per_mtok is not None:
+        check_nonnegative("cached_input_usd_per_mtok", cached_input_usd_per_mtok)
+    (p_in, p_out, s, h, p_c), restore = _as_arrays(
+        input_usd_per_mtok,
+        output_usd_per_mtok,
+        input_share_frac,
+        cache_hit_frac,
+        np.nan if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
+    )
+    if cached_input_usd_per_mtok is None:
+        p_c = DEFAULT_CACHED_COST_RATIO * p_in
+    return restore(s * ((1.0 - h) * p_in + h * p_c) + (1.0 - s) * p_out)
+
+
+def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac: Any, price_usd_per_mtok: Any) -> Any:
+    """Revenue per allocated accelerator-hour.
+
+    ``revenue = throughput * 3600 * utilization * price / 1e6``
+
+    Parameters
+    ----------
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction of paid hours, in (0, 1].
+    price_usd_per_mtok : float, array_like or pandas.Series
+        Blended price over all tokens (see :func:`blended_price_usd_per_mtok`), >= 0
+        [USD/Mtok].
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Revenue [USD/GPU-hour].
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, element-wise.
+
+    Examples
+    --------
+    >>> round(revenue_usd_per_gpu_hour(1000.0, 0.5, 2.0), 6)
+    3.6
+    """
+    check_nonnegative("price_usd_per_mtok", price_usd_per_mtok)
+    q = served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu, utilization_frac)
+    (q_a, p), restore = _as_arrays(q, price_usd_per_mtok)
+    return restore(q_a * p)
+
+
+class LicenseFee(BaseModel):
+    """Software/model license fee: a revenue share, a royalty per Mtok, a fixed hourly fee, or all.
+
+    ``fee_usd_per_gpu_hour = revenue_frac * revenue + usd_per_mtok * Q + usd_per_gpu_hour``
+    where ``Q`` is the served Mtok per GPU-hour (all tokens).
+
+    Parameters
+    ----------
+    revenue_frac : float, default 0
+        Share of revenue paid to the licensor, in [0, 1) (0.30, not 30).
+    usd_per_mtok : float, default 0
+        Royalty per million tokens served (input + output), >= 0 [USD/Mtok].
+    usd_per_gpu_hour : float, default 0
+        Fixed fee per allocated accelerator-hour, >= 0 [USD/GPU-hour].
+
+    Examples
+    --------
+    >>> LicenseFee(revenue_frac=0.3).fee_usd_per_gpu_hour(10.0, 1000.0, 1.0)
+    3.0
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    revenue_frac: float = 0.0
+    usd_per_mtok: float = 0.0
+    usd_per_gpu_hour: float = 0.0
+
+    @field_validator("revenue_frac")
+    @classmethod
+    def _frac(cls, value: float) -> float:
+        check_fraction("revenue_frac", value, high_inclusive=False)
+        return value
+
+    @field_validator("usd_per_mtok", "usd_per_gpu_hour")
+    @classmethod
+    def _nonneg(cls, value: float, info: Any) -> float:
+        check_nonnegative(info.field_name, value)
+        return value
+
+    def fee_usd_per_gpu_hour(
+        self,
+        revenue_usd_per_gpu_hour: Any,
+        throughput_tok_per_s_per_gpu: Any,
+        utilization_frac: Any,
+    ) -> Any:
+        """License fee per allocated GPU-hour; see :func:`license_fee_usd_per_gpu_hour`.
+
+        Parameters
+        ----------
+        revenue_usd_per_gpu_hour : float, array_like or pandas.Series
+            Revenue [USD/GPU-hour].
+        throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+            Tokens/s per accelerator [tok/s/GPU].
+        utilization_frac : float, array_like or pandas.Series
+            Busy fraction, in (0, 1].
+
+        Returns
+        -------
+        float, numpy.ndarray or pandas.Series
+            Fee [USD/GPU-hour].
+        """
+        return license_fee_usd_per_gpu_hour(
+            revenue_usd_per_gpu_hour,
+            throughput_tok_per_s_per_gpu,
+            utilization_frac,
+            license_fee_frac=self.revenue_frac,
+            license_usd_per_mtok=self.usd_per_mtok,
+            license_usd_per_gpu_hour=self.usd_per_gpu_hour,
+        )
+
+
+def license_fee_usd_per_gpu_hour(
+    revenue_usd_per_gpu_hour: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+) -> Any:
+    """License fee per allocated accelerator-hour.
+
+    ``fee = license_fee_frac * revenue + license_usd_per_mtok * Q + license_usd_per_gpu_hour``,
+    ``Q = throughput * 3600 * utilization / 1e6`` [Mtok/GPU-hour].
+
+    Parameters
+    ----------
+    revenue_usd_per_gpu_hour : float, array_like or pandas.Series
+        Revenue, >= 0 [USD/GPU-hour].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction, in (0, 1].
+    license_fee_frac : float, array_like or pandas.Series, default 0
+        Revenue share, in [0, 1).
+    license_usd_per_mtok : float, array_like or pandas.Series, default 0
+        Royalty per Mtok of all tokens, >= 0 [USD/Mtok].
+    license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
+        Fixed fee, >= 0 [USD/GPU-hour].
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Fee [USD/GPU-hour].
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, element-wise; a percent (30) for ``license_fee_frac`` gets a hint.
+
+    Examples
+    --------
+    >>> round(license_fee_usd_per_gpu_hour(10.0, 1000.0, 1.0, 0.3, 0.5, 0.1), 6)
+    4.9
+    """
+    check_nonnegative("revenue_usd_per_gpu_hour", revenue_usd_per_gpu_hour)
+    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
+    q = served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu, utilization_frac)
+    (r, q_a, f, rho, fixed), restore = _as_arrays(
+        revenue_usd_per_gpu_hour,
+        q,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+    )
+    return restore(f * r + rho * q_a + fixed)
+
+
+# --- profit and margin ---
+
+
+def _profit_inputs(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any,
+    license_usd_per_mtok: Any,
+    license_usd_per_gpu_hour: Any,
+) -> tuple[list[np.ndarray], Any]:
+    check_positive("price_usd_per_mtok", price_usd_per_mtok)
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
+    return _as_arrays(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        cost_usd_per_gpu_hour,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+    )
+
+
+def profit_usd_per_gpu_hour(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+) -> Any:
+    """Gross profit per allocated accelerator-hour: revenue less license fee less TCO.
+
+    ``profit = Q * (p * (1 - f) - rho) - F - K`` with ``Q = throughput * 3600 * u / 1e6``,
+    ``p`` the blended price, ``f`` the revenue share, ``rho`` the royalty per Mtok, ``F`` the
+    fixed license fee per GPU-hour and ``K`` the TCO per GPU-hour.
+
+    Parameters
+    ----------
+    price_usd_per_mtok : float, array_like or pandas.Series
+        Blended price over all tokens, > 0 [USD/Mtok].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction of paid hours, in (0, 1].
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+    license_fee_frac : float, array_like or pandas.Series, default 0
+        Revenue share paid as license fee, in [0, 1).
+    license_usd_per_mtok : float, array_like or pandas.Series, default 0
+        Royalty per Mtok of all tokens, >= 0 [USD/Mtok].
+    license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
+        Fixed license fee, >= 0 [USD/GPU-hour].
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Profit [USD/GPU-hour]; negative for a loss.
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, element-wise (percent hints for fractions).
+
+    Examples
+    --------
+    >>> round(profit_usd_per_gpu_hour(2.0, 1000.0, 0.5, 2.0, 0.3), 6)
+    0.52
+    """
+    (p, t, u, k, f, rho, fixed), restore = _profit_inputs(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        cost_usd_per_gpu_hour,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+    )
+    q = t * (u * _MTOK_PER_TOK_S_HOUR)
+    return restore(q * (p * (1.0 - f) - rho) - (fixed + k))
+
+
+def gross_margin_frac(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+) -> Any:
+    """Gross margin: (revenue - license fee - TCO) / revenue.
+
+    ``m = (1 - f) - (rho + (F + K) / Q) / p`` — the same quantity as
+    ``profit_usd_per_gpu_hour / revenue_usd_per_gpu_hour``.
+
+    Parameters
+    ----------
+    price_usd_per_mtok, throughput_tok_per_s_per_gpu, utilization_frac, cost_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Gross margin, a fraction <= 1 - license_fee_frac; negative for a loss.
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, element-wise.
+
+    Examples
+    --------
+    >>> round(gross_margin_frac(2.0, 1000.0, 0.5, 2.0, 0.3), 6)
+    0.144444
+    """
+    (p, t, u, k, f, rho, fixed), restore = _profit_inputs(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        cost_usd_per_gpu_hour,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+    )
+    q = t * (u * _MTOK_PER_TOK_S_HOUR)
+    return restore((1.0 - f) - (rho + (fixed + k) / q) / p)
+
+
+def usd_per_gpu_year(value_usd_per_gpu_hour: Any) -> Any:
+    """Convert an amount per accelerator-hour to per accelerator-year (8760 h).
+
+    Parameters
+    ----------
+    value_usd_per_gpu_hour : float, array_like or pandas.Series
+        Amount [USD/GPU-hour]; may be negative (a loss).
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Amount [USD/GPU-year].
+
+    Examples
+    --------
+    >>> usd_per_gpu_year(1.0)
+    8760.0
+    """
+    check_range("value_usd_per_gpu_hour", value_usd_per_gpu_hour)
+    (v,), restore = _as_arrays(value_usd_per_gpu_hour)
+    return restore(v * HOURS_PER_YEAR)
+
+
+def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerator: Any) -> Any:
+    """Convert an amount per accelerator-hour to per MW of facility power per year.
+
+    ``value_usd_per_mw_year = value_usd_per_gpu_hour * 8760 * 1000 / facility_kw_per_gpu``
+
+    Parameters
+    ----------
+    value_usd_per_gpu_hour : float, array_like or pandas.Series
+        Amount [USD/GPU-hour].
+    facility_power_kw_per_accelerator : float, array_like or pandas.Series
+        Facility (all-in, after PUE) power per accelerator, > 0 [kW]; for an IT-power figure
+        multiply by the PUE first.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Amount [USD/MW-year].
+
+    Raises
+    ------
+    ValueError
+        Power not > 0 or NaN inputs.
+
+    Examples
+    --------
+    >>> usd_per_mw_year(1.0, 2.0)
+    4380000.0
+    """
+    check_range("value_usd_per_gpu_hour", value_usd_per_gpu_hour)
+    check_positive("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator)
+    (v, kw), restore = _as_arrays(value_usd_per_gpu_hour, facility_power_kw_per_accelerator)
+    return restore(v * HOURS_PER_YEAR * KW_PER_MW / kw)
+
+
+def profit_usd_per_gpu_year(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+) -> Any:
+    """Gross profit per accelerator-year: ``profit_usd_per_gpu_hour * 8760``.
+
+    Parameters
+    ----------
+    price_usd_per_mtok, throughput_tok_per_s_per_gpu, utilization_frac, cost_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Profit [USD/GPU-year].
+
+    Examples
+    --------
+    >>> round(profit_usd_per_gpu_year(2.0, 1000.0, 0.5, 2.0, 0.3), 2)
+    4555.2
+    """
+    return usd_per_gpu_year(
+        profit_usd_per_gpu_hour(
+            price_usd_per_mtok,
+            throughput_tok_per_s_per_gpu,
+            utilization_frac,
+            cost_usd_per_gpu_hour,
+            license_fee_frac,
+            license_usd_per_mtok,
+            license_usd_per_gpu_hour,
+        )
+    )
+
+
+def profit_usd_per_mw_year(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    facility_power_kw_per_accelerator: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+) -> Any:
+    """Gross profit per MW of facility power per year.
+
+    ``profit_usd_per_mw_year = profit_usd_per_gpu_hour * 8760 * 1000 / facility_kw_per_gpu``
+
+    Parameters
+    ----------
+    price_usd_per_mtok, throughput_tok_per_s_per_gpu, utilization_frac, cost_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+    facility_power_kw_per_accelerator : float, array_like or pandas.Series
+        Facility power per accelerator (IT power x PUE), > 0 [kW].
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour
+        As :func:`profit_usd_per_gpu_hour`.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Profit [USD/MW-year].
+
+    Examples
+    --------
+    >>> round(profit_usd_per_mw_year(2.0, 1000.0, 0.5, 2.0, 2.0, 0.3))
+    2277600
+    """
+    return usd_per_mw_year(
+        profit_usd_per_gpu_hour(
+            price_usd_per_mtok,
+            throughput_tok_per_s_per_gpu,
+            utilization_frac,
+            cost_usd_per_gpu_hour,
+            license_fee_frac,
+            license_usd_per_mtok,
+            license_usd_per_gpu_hour,
+        ),
+        facility_power_kw_per_accelerator,
+    )
+
+
+# --- break-evens (closed form) ---
+
+
+def _breakeven_utilization(
+    p: Any, t: Any, k: Any, f: Any, rho: Any, fixed: Any, m: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Closed-form break-even utilization and its infeasibility mask (arrays, no checks)."""
+    a = (1.0 - f - m) - rho / p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = (fixed + k) / (p * a) / (t * _MTOK_PER_TOK_S_HOUR)
+    infeasible = (a <= 0.0) | ~(u <= 1.0) | ~(u > 0.0)
+    return np.asarray(u, dtype=float), np.asarray(infeasible)
+
+
+def _breakeven_price(t: Any, u: Any, k: Any, f: Any, rho: Any, fixed: Any, m: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Closed-form break-even blended price and its infeasibility mask (arrays, no checks)."""
+    denom = 1.0 - f - m
+    q = t * (u * _MTOK_PER_TOK_S_HOUR)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        price = (rho + (fixed + k) / q) / denom
+    return np.asarray(price, dtype=float), np.asarray(~(denom > 0.0) | ~(price > 0.0))
+
+
+def breakeven_utilization_frac(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+    target_margin_frac: Any = 0.0,
+    on_infeasible: OnInfeasible = "raise",
+) -> Any:
+    """Utilization at which the gross margin equals a target (0: break-even).
+
+    From ``m = (1 - f) - (rho + (F + K) / Q) / p``:
+    ``Q* = (F + K) / (p * a)`` with ``a = 1 - f - m* - rho / p``, and
+    ``u* = Q* * 1e6 / (throughput * 3600)``. Margin rises with utilization, so any ``u >= u*``
+    meets the target.
+
+    Parameters
+    ----------
+    price_usd_per_mtok : float, array_like or pandas.Series
+        Blended price, > 0 [USD/Mtok].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO, > 0 [USD/GPU-hour] (with no hourly cost the margin does not depend on utilization).
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
+        License terms, as :func:`profit_usd_per_gpu_hour`.
+    target_margin_frac : float, array_like or pandas.Series, default 0
+        Target gross margin, < 1.
+    on_infeasible : {"raise", "nan"}, default "raise"
+        What to do where no utilization in (0, 1] reaches the target (``a <= 0`` or
+        ``u* > 1``): raise ``ValueError`` naming the first such element, or return NaN there.
+        Inputs are validated to be non-NaN, so with ``"nan"`` the NaNs are exactly the
+        infeasible elements (``numpy.isnan`` is the mask).
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Break-even utilization in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, or no solution in (0, 1] with ``on_infeasible="raise"``.
+
+    Examples
+    --------
+    >>> round(breakeven_utilization_frac(2.0, 1000.0, 2.0, 0.3), 6)
+    0.396825
+    """
+    check_positive("price_usd_per_mtok", price_usd_per_mtok)
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
+    _check_target(target_margin_frac)
+    (p, t, k, f, rho, fixed, m), restore = _as_arrays(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        cost_usd_per_gpu_hour,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+        target_margin_frac,
+    )
+    u, infeasible = _breakeven_utilization(p, t, k, f, rho, fixed, m)
+    return _finish_breakeven(
+        "utilization in (0, 1]",
+        u,
+        infeasible,
+        "price after license fees is too low for the throughput and cost",
+        on_infeasible,
+        restore,
+    )
+
+
+def breakeven_price_usd_per_mtok(
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+    target_margin_frac: Any = 0.0,
+    on_infeasible: OnInfeasible = "raise",
+) -> Any:
+    """Blended price at which the gross margin equals a target (0: break-even).
+
+    ``p* = (rho + (F + K) / Q) / (1 - f - m*)`` with ``Q = throughput * 3600 * u / 1e6``.
+
+    Parameters
+    ----------
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction, in (0, 1].
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO, > 0 [USD/GPU-hour].
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
+        License terms, as :func:`profit_usd_per_gpu_hour`.
+    target_margin_frac : float, array_like or pandas.Series, default 0
+        Target gross margin, < 1.
+    on_infeasible : {"raise", "nan"}, default "raise"
+        Where ``1 - f - m* <= 0`` no price reaches the target (the revenue share alone
+        exceeds the allowed cost share): raise, or return NaN there.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Break-even blended price [USD/Mtok], > 0.
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+
+    Examples
+    --------
+    >>> round(breakeven_price_usd_per_mtok(1000.0, 0.5, 2.0, 0.3), 6)
+    1.587302
+    """
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
+    _check_target(target_margin_frac)
+    (t, u, k, f, rho, fixed, m), restore = _as_arrays(
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        cost_usd_per_gpu_hour,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+        target_margin_frac,
+    )
+    price, infeasible = _breakeven_price(t, u, k, f, rho, fixed, m)
+    return _finish_breakeven(
+        "price",
+        price,
+        infeasible,
+        "license_fee_frac + target_margin_frac >= 1",
+        on_infeasible,
+        restore,
+    )
+
+
+def breakeven_license_fee_frac(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    cost_usd_per_gpu_hour: Any,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+    target_margin_frac: Any = 0.0,
+    on_infeasible: OnInfeasible = "raise",
+) -> Any:
+    """Largest revenue-share license fee at which the gross margin still equals a target.
+
+    ``f* = 1 - m* - (rho + (F + K) / Q) / p``
+
+    Parameters
+    ----------
+    price_usd_per_mtok : float, array_like or pandas.Series
+        Blended price, > 0 [USD/Mtok].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction, in (0, 1].
+    cost_usd_per_gpu_hour : float, array_like or pandas.Series
+        TCO, >= 0 [USD/GPU-hour].
+    license_usd_per_mtok, license_usd_per_gpu_hour : optional
+        Other license terms paid on top of the revenue share, >= 0.
+    target_margin_frac : float, array_like or pandas.Series, default 0
+        Target gross margin, < 1.
+    on_infeasible : {"raise", "nan"}, default "raise"
+        Where ``f* < 0`` (the target is missed even without a revenue share) or
+        ``f* >= 1``: raise, or return NaN there.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Break-even license fee fraction in [0, 1).
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+
+    Examples
+    --------
+    >>> round(breakeven_license_fee_frac(2.0, 1000.0, 0.5, 2.0), 6)
+    0.444444
+    """
+    check_positive("price_usd_per_mtok", price_usd_per_mtok)
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_license(0.0, license_usd_per_mtok, license_usd_per_gpu_hour)
+    _check_target(target_margin_frac)
+    (p, t, u, k, rho, fixed, m), restore = _as_arrays(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        cost_usd_per_gpu_hour,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+        target_margin_frac,
+    )
+    q = t * (u * _MTOK_PER_TOK_S_HOUR)
+    f = 1.0 - m - (rho + (fixed + k) / q) / p
+    return _finish_breakeven(
+        "license_fee_frac in [0, 1)",
+        np.asarray(f, dtype=float),
+        (f < 0.0) | (f >= 1.0),
+        "the target margin is missed even with no revenue-share fee",
+        on_infeasible,
+        restore,
+    )
+
+
+def breakeven_cost_usd_per_gpu_hour(
+    price_usd_per_mtok: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    license_fee_frac: Any = 0.0,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+    target_margin_frac: Any = 0.0,
+    on_infeasible: OnInfeasible = "raise",
+) -> Any:
+    """Highest TCO per accelerator-hour at which the gross margin equals a target.
+
+    ``K* = Q * (p * (1 - f - m*) - rho) - F`` with ``Q = throughput * 3600 * u / 1e6``.
+
+    Parameters
+    ----------
+    price_usd_per_mtok : float, array_like or pandas.Series
+        Blended price, > 0 [USD/Mtok].
+    throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction, in (0, 1].
+    license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
+        License terms, as :func:`profit_usd_per_gpu_hour`.
+    target_margin_frac : float, array_like or pandas.Series, default 0
+        Target gross margin, < 1.
+    on_infeasible : {"raise", "nan"}, default "raise"
+        Where ``K* < 0`` (the target is missed even with free hardware): raise, or NaN.
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Break-even TCO [USD/GPU-hour], >= 0.
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+
+    Examples
+    --------
+    >>> round(breakeven_cost_usd_per_gpu_hour(2.0, 1000.0, 0.5, 0.3), 6)
+    2.52
+    """
+    check_positive("price_usd_per_mtok", price_usd_per_mtok)
+    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    _check_utilization(utilization_frac)
+    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
+    _check_target(target_margin_frac)
+    (p, t, u, f, rho, fixed, m), restore = _as_arrays(
+        price_usd_per_mtok,
+        throughput_tok_per_s_per_gpu,
+        utilization_frac,
+        license_fee_frac,
+        license_usd_per_mtok,
+        license_usd_per_gpu_hour,
+        target_margin_frac,
+    )
+    q = t * (u * _MTOK_PER_TOK_S_HOUR)
+    k = q * (p * (1.0 - f - m) - rho) - fixed
+    return _finish_breakeven(
+        "cost_usd_per_gpu_hour >= 0",
+        np.asarray(k, dtype=float),
+        k < 0.0,
+        "the target margin is missed even with zero hardware cost",
+        on_infeasible,
+        restore,
+    )

@@ -1,0 +1,552 @@
+"""The ``tokenomics`` command line.
+
+Subcommands print tables readable in a terminal, or CSV/JSON for scripts (``--format``). Bad
+input gives a one-line error on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+import pydantic
+
+import tokenomics as tk
+
+EPILOG = """examples:
+  tokenomics hardware                      list every accelerator
+  tokenomics hardware show "GB200 NVL72"   one system with units and sources
+  tokenomics models --format csv           model architectures as CSV
+  tokenomics prices --model deepseek-r1    API prices of one model
+  tokenomics tco GB200 --profile neocloud  TCO per GPU-hour, itemised
+  tokenomics cost --hardware gb200 --model deepseek-r1 --interactivity 50
+  tokenomics margin --hardware gb300 --model kimi-k2 --utilization 0.6 --license-fee 0.3 \\
+      --price-output 2.5 --throughput 1500
+  tokenomics ingest results/ -o points.csv benchmark results -> tidy curve points
+  tokenomics report -o my-report          the whole chain on the bundled data -> HTML
+
+Fractions are 0..1 (--utilization 0.6, not 60). Each subcommand has --help.
+"""
+
+
+def _dates_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return ``frame`` with date columns as ``YYYY-MM-DD`` text (datetimes keep their time)."""
+    out = frame.copy()
+    for col in out.columns:
+        values = out[col]
+        if pd.api.types.is_datetime64_any_dtype(values):
+            midnight = bool((values.dropna() == values.dropna().dt.normalize()).all())
+            fmt = "%Y-%m-%d" if midnight else "%Y-%m-%dT%H:%M:%S"
+            out[col] = values.dt.strftime(fmt).where(values.notna(), None)
+        elif values.dtype == object and values.map(
+            lambda v: isinstance(v, dt.date) or v is None or v is pd.NA
+            or (isinstance(v, float) and math.isnan(v))
+        ).all() and values.map(lambda v: isinstance(v, dt.date)).any():
+            out[col] = values.map(lambda v: v.isoformat() if isinstance(v, dt.date) else None)
+    return out
+
+
+def _number(value: float) -> str:
+    """Format a number for a terminal table: separators for large values, fixed decimals else."""
+    if not math.isfinite(value):
+        return "-" if math.isnan(value) else str(value)
+    size = abs(value)
+    if value == 0:
+        return "0"
+    if size >= 1000:
+        return f"{value:,.0f}"
+    if size >= 1:
+        return f"{value:,.3f}"
+    if size >= 0.001:
+        return f"{value:.4f}"
+    return f"{value:.3g}"
+
+
+def _emit(frame: pd.DataFrame, fmt: str, *, index: bool = True) -> None:
+    """Print a table in the requested format."""
+    if fmt == "csv":
+        sys.stdout.write(_dates_as_text(frame).to_csv(index=index))
+    elif fmt == "json":
+        out = _dates_as_text(frame.reset_index() if index else frame)
+        sys.stdout.write(out.to_json(orient="records", date_format="iso", indent=2) + "\n")
+    else:
+        with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
+                               "display.max_colwidth", 60):
+            sys.stdout.write(frame.to_string(index=index, na_rep="-") + "\n")
+
+
+HARDWARE_COLUMNS = [
+    "name", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops", "hbm_capacity_gb",
+    "hbm_bandwidth_tb_per_s", "scaleup_domain_accelerators", "scaleup_bw_unidir_gb_per_s", "tdp_w",
+    "release_year",
+]
+
+
+def _cmd_hardware(args: argparse.Namespace) -> None:
+    if args.action == "show":
+        if not args.name:
+            raise ValueError("hardware show needs a NAME, e.g. tokenomics hardware show GB200")
+        _emit(tk.hardware(args.name).to_frame(), args.format, index=False)
+        return
+    table = tk.hardware_table()
+    cols = [c for c in HARDWARE_COLUMNS if c in table.columns] if args.format == "table" else list(table.columns)
+    _emit(table[cols], args.format)
+
+
+def _cmd_models(args: argparse.Namespace) -> None:
+    if args.name:
+        _emit(tk.model(args.name).to_frame(), args.format, index=False)
+        return
+    _emit(tk.model_table().drop(columns=["aliases", "note"], errors="ignore"), args.format)
+
+
+def _cmd_prices(args: argparse.Namespace) -> None:
+    table = tk.price_table(model=args.model, provider=args.provider)
+    if args.format == "table":
+        table = table.drop(columns=["source"], errors="ignore")
+    _emit(table, args.format, index=False)
+
+
+# --- tco, cost, margin, ingest, report ---------------------------------------------------------
+
+
+def _fraction(name: str, value: float | None, *, open_low: bool = False, open_high: bool = False) -> None:
+    """Validate a fraction option; a percent (e.g. 60) gets the hint to write 0.60."""
+    from tokenomics._validate import check_fraction
+
+    if value is not None:
+        check_fraction(name, value, low_inclusive=not open_low, high_inclusive=not open_high)
+
+
+def _add_tco_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("TCO basis (default: itemised, hyperscaler profile)")
+    g.add_argument("--tco-profile", default="hyperscaler",
+                   help="operator profile of an itemised TCO: hyperscaler, neocloud, rental")
+    g.add_argument("--tco-vintage", help="use a published TCO of this set, e.g. 2026-09")
+    g.add_argument("--tco-tier", help="published TCO tier: hyperscaler, neocloud, rental, internal")
+
+
+def _tco_kwargs(args: argparse.Namespace) -> dict[str, str]:
+    if args.tco_vintage or args.tco_tier:
+        return {"tco_basis": "published", "tco_vintage": args.tco_vintage or "2026-09",
+                "tco_tier": args.tco_tier or "hyperscaler", "tco_profile": args.tco_profile}
+    return {"tco_basis": "itemised", "tco_profile": args.tco_profile}
+
+
+def _tco_result(hardware: str, kw: dict[str, str]) -> object:
+    from tokenomics.cost.tco import tco
+
+    if kw["tco_basis"] == "published":
+        return tco(hardware, basis="published", vintage=kw["tco_vintage"], tier=kw["tco_tier"])
+    return tco(hardware, kw["tco_profile"])
+
+
+def _cmd_tco(args: argparse.Namespace) -> None:
+    from tokenomics.cost.tco import tco
+
+    if args.basis == "published" or args.vintage or args.tier:
+        res = tco(args.system, basis="published", vintage=args.vintage or "2026-09", tier=args.tier or "hyperscaler")
+    else:
+        res = tco(args.system, args.profile)
+    frame = res.to_frame().reset_index()
+    if args.format != "table":
+        frame.insert(0, "hardware_id", res.hardware_id)
+        _emit(frame, args.format, index=False)
+        return
+    what = f"{res.profile} profile" if res.basis == "itemised" else f"published {res.vintage} {res.tier}"
+    sys.stdout.write(
+        f"TCO of {res.hardware_id} ({what}): {res.usd_per_gpu_hour:.3f} USD/GPU-hour, "
+        f"{res.usd_per_system_hour:,.2f} USD/system-hour ({res.accelerators_per_system} accelerators)\n\n"
+    )
+    shown = frame.assign(share_frac=frame["share_frac"] * 100).rename(columns={"share_frac": "share_%"})
+    with pd.option_context("display.float_format", _number):
+        _emit(shown, "table", index=False)
+    for note in res.notes:
+        sys.stdout.write(f"note: {note}\n")
+
+
+def _check_flag(flag: str, value: float | None, *, low: float, low_inclusive: bool, unit: str) -> None:
+    """Raise a one-line ``ValueError`` naming the flag, its value and the allowed range."""
+    if value is None:
+        return
+    if math.isfinite(value) and (value > low or (low_inclusive and value == low)):
+        return
+    bracket = "[" if low_inclusive else "("
+    raise ValueError(f"{flag} {value:g} is outside the allowed range {bracket}{low:g}, inf) [{unit}]")
+
+
+def _check_workload_flags(args: argparse.Namespace) -> None:
+    """Validate the workload flags of ``cost``/``margin`` before any Scenario is built."""
+    _check_flag("--throughput", args.throughput, low=0.0, low_inclusive=False, unit="tok/s/GPU")
+    _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
+    _check_flag("--isl", args.isl, low=0.0, low_inclusive=False, unit="tokens")
+    _check_flag("--osl", args.osl, low=0.0, low_inclusive=False, unit="tokens")
+    if args.throughput is not None and args.interactivity is not None:
+        raise ValueError(
+            "--interactivity is only used to read throughput off a curve; with --throughput given "
+            "it would not be used: pass one of them, not both"
+        )
+
+
+def _throughput_for(args: argparse.Namespace, model: str, hardware: str) -> tuple[float, float | None, str]:
+    """Throughput [tok/s/GPU], interactivity and where the throughput came from."""
+    from tokenomics.outputs.compare import reference_curve
+
+    if args.throughput is not None:
+        return float(args.throughput), None, "given"
+    x = 50.0 if args.interactivity is None else float(args.interactivity)
+    curve, _ = reference_curve(model, hardware, isl_tokens=args.isl, osl_tokens=args.osl,
+                               interactivity_tok_per_s_per_user=x)
+    t = float(curve.throughput_at(x))
+    if not math.isfinite(t):
+        lo, hi = curve.interactivity_range
+        raise ValueError(
+            f"--interactivity {x:g} tok/s/user is outside the {curve.kind} curve of {model} on {hardware} "
+            f"({lo:.3g}-{hi:.3g} tok/s/user); pick a value inside, or give --throughput"
+        )
+    return t, x, curve.kind
+
+
+def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> None:
+    p.add_argument("--hardware", action="append", required=True, metavar="NAME",
+                   help="hardware name or alias; repeat for several")
+    p.add_argument("--model", required=need_model, help="model name or alias")
+    p.add_argument("--interactivity", type=float, metavar="TOK_PER_S_PER_USER",
+                   help="read throughput off the model's curve here (default 50 tok/s/user)")
+    p.add_argument("--throughput", type=float, metavar="TOK_PER_S_PER_GPU",
+                   help="give throughput directly (input + output tokens/s per GPU)")
+    p.add_argument("--utilization", type=float, default=0.6, help="busy fraction of paid hours (default 0.6)")
+    p.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
+    p.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
+    _add_tco_options(p)
+
+
+def _cmd_cost(args: argparse.Namespace) -> None:
+    from tokenomics.economics import cost_per_mtok
+
+    _fraction("--utilization", args.utilization, open_low=True)
+    _check_workload_flags(args)
+    if args.throughput is None and not args.model:
+        raise ValueError("give --model (to read throughput off its curve) or --throughput")
+    kw = _tco_kwargs(args)
+    rows = []
+    for hw in args.hardware:
+        res = _tco_result(hw, kw)
+        tput, x, origin = _throughput_for(args, args.model or "", hw)
+        rate = res.usd_per_gpu_hour  # type: ignore[attr-defined]
+        rows.append({
+            "hardware_id": res.hardware_id,  # type: ignore[attr-defined]
+            "model_id": args.model or "",
+            "throughput_from": origin,
+            "interactivity_tok_per_s_per_user": math.nan if x is None else x,
+            "throughput_tok_per_s_per_gpu": tput,
+            "tco_usd_per_gpu_hour": rate,
+            "utilization_frac": args.utilization,
+            "cost_usd_per_mtok": float(cost_per_mtok(rate, tput, args.utilization)),
+        })
+    frame = pd.DataFrame(rows)
+    if args.format == "table":
+        with pd.option_context("display.float_format", _number):
+            _emit(frame, "table", index=False)
+        return
+    _emit(frame, args.format, index=False)
+
+
+def _cmd_margin(args: argparse.Namespace) -> None:
+    from tokenomics.analysis.scenario import Scenario
+    from tokenomics.outputs.report import default_license_fee_frac
+
+    _fraction("--utilization", args.utilization, open_low=True)
+    _fraction("--license-fee", args.license_fee, open_high=True)
+    _fraction("--cache-hit", args.cache_hit)
+    _check_workload_flags(args)
+    for flag, price in (("--price-input", args.price_input), ("--price-output", args.price_output),
+                        ("--price-cached", args.price_cached)):
+        _check_flag(flag, price, low=0.0, low_inclusive=True, unit="USD/Mtok")
+    kw = _tco_kwargs(args)
+    frames = []
+    for hw in args.hardware:
+        tput, x, origin = _throughput_for(args, args.model, hw)
+        fee = args.license_fee if args.license_fee is not None else default_license_fee_frac(args.model)
+        prices = {k: v for k, v in (("input_usd_per_mtok", args.price_input),
+                                    ("output_usd_per_mtok", args.price_output),
+                                    ("cached_input_usd_per_mtok", args.price_cached)) if v is not None}
+        scn = Scenario(hardware=hw, model=args.model, **kw, price_provider=args.provider,
+                       isl_tokens=args.isl, osl_tokens=args.osl, cache_hit_frac=args.cache_hit,
+                       utilization_frac=args.utilization, throughput_tok_per_s_per_gpu=tput,
+                       interactivity_tok_per_s_per_user=x, license_fee_frac=fee, **prices)
+        row = scn.evaluate()
+        row.insert(2, "throughput_from", origin)
+        frames.append(row)
+    frame = pd.concat(frames, ignore_index=True)
+    if args.format != "table":
+        _emit(frame, args.format, index=False)
+        return
+    sys.stdout.write(_quantity_table(frame.set_index("hardware_id")))
+
+
+def _quantity_table(frame: pd.DataFrame) -> str:
+    """Render one scenario per column: a left-aligned ``quantity`` column, one value column each."""
+    body = frame.T.map(_cell)
+    names = [str(c) for c in body.columns]
+    quantity = [str(q) for q in body.index]
+    width_q = max(len("quantity"), *(len(q) for q in quantity))
+    widths = [max(len(n), *(len(v) for v in body[c])) for n, c in zip(names, body.columns, strict=True)]
+    lines = ["  ".join(["quantity".ljust(width_q), *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
+    for q, (_, row) in zip(quantity, body.iterrows(), strict=True):
+        cells = (str(v).rjust(w) for v, w in zip(row, widths, strict=True))
+        lines.append("  ".join([q.ljust(width_q), *cells]).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        return _number(float(value))
+    return str(value)
+
+
+def _cmd_ingest(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from tokenomics.curves.ingest import read_results, read_results_dir
+
+    src = Path(args.path)
+    if not src.exists():
+        raise FileNotFoundError(f"{src} does not exist")
+    out = Path(args.output) if args.output else None
+    if out is not None and out.exists() and not args.force:
+        raise FileExistsError(f"{out} exists; pass --force to overwrite it")
+    kwargs = {"hardware": args.hardware, "num_gpus": args.gpus, "num_prefill_gpus": args.prefill_gpus,
+              "num_decode_gpus": args.decode_gpus}
+    if src.is_dir():
+        points, skipped = read_results_dir(src, **kwargs)
+        for rec in skipped.itertuples(index=False):
+            rows = f" ({rec.rows} rows)" if rec.rows else ""
+            sys.stderr.write(f"skipped {rec.path}{rows}: {rec.reason}\n")
+        n_files = f", {len(skipped)} skipped"
+    else:
+        points = read_results(src, **kwargs)
+        n_files = ""
+    if points.empty:
+        raise ValueError(f"no curve points read from {src}{n_files}")
+    if out is None:
+        _emit(points, args.format if args.format != "table" else "csv", index=False)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp")
+        points.to_csv(tmp, index=False)
+        tmp.replace(out)
+        sys.stderr.write(f"wrote {len(points)} curve points to {out}{n_files}\n")
+
+
+def _cmd_report(args: argparse.Namespace) -> None:
+    from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, headline_frame, write_report
+
+    _fraction("--utilization", args.utilization, open_low=True)
+    _fraction("--license-fee", args.license_fee, open_high=True)
+    _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
+    kw = _tco_kwargs(args)
+    opts = ReportOptions(
+        models=tuple(args.model or DEFAULT_MODELS),
+        hardware=tuple(args.hardware) if args.hardware else None,
+        utilization_frac=args.utilization,
+        license_fee_frac=args.license_fee,
+        reference_interactivity_tok_per_s_per_user=args.interactivity,
+        isl_tokens=args.isl,
+        osl_tokens=args.osl,
+        price_provider=args.provider,
+        **kw,
+    )
+    path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
+    if not args.quiet:
+        _emit(_report_summary(headline_frame(path.parent), opts), "table", index=False)
+    sys.stdout.write(f"{path}\n")
+
+
+def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
+    """Format the headline of a report as a terminal table, cheapest system first per model."""
+    cols = {
+        "model_id": "model",
+        "hardware_id": "hardware",
+        "curve_kind": "curve",
+        "throughput_tok_per_s_per_gpu": "tok/s/GPU",
+        "cost_usd_per_gpu_hour": "$/GPU-h",
+        "cost_usd_per_mtok": "cost $/Mtok",
+        "blended_price_usd_per_mtok": "price $/Mtok",
+        "gross_margin_frac": "margin",
+        "breakeven_utilization_frac": "break-even util.",
+    }
+    out = head.sort_values(["model_id", "cost_usd_per_mtok"])[list(cols)].rename(columns=cols)
+    out["tok/s/GPU"] = out["tok/s/GPU"].map(lambda v: f"{v:,.0f}")
+    for c in ("$/GPU-h", "cost $/Mtok", "price $/Mtok"):
+        out[c] = out[c].map(lambda v: f"{v:.3f}")
+    for c in ("margin", "break-even util."):
+        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
+    title = (f"at {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user, utilization "
+             f"{opts.utilization_frac:.0%}, ISL/OSL {opts.isl_tokens:g}/{opts.osl_tokens:g}, TCO {opts.tco_label()}")
+    sys.stdout.write(title + "\n")
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``tokenomics`` command.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parser with one subparser per subcommand; each sets ``func``.
+    """
+    parser = argparse.ArgumentParser(
+        prog="tokenomics",
+        description="LLM inference economics on sourced catalogs: hardware, TCO, curves, cost and margin.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {tk.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, func: Callable[[argparse.Namespace], None], help_text: str, *, fmt: bool = True,
+            epilog: str | None = None) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        if fmt:
+            p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                           help="output format (default: table)")
+        p.set_defaults(func=func)
+        return p
+
+    hw = add("hardware", _cmd_hardware, "list accelerators, or show one with units and sources")
+    hw.add_argument("action", nargs="?", choices=("list", "show"), default="list")
+    hw.add_argument("name", nargs="?", help="hardware name or alias (for show)")
+    md = add("models", _cmd_models, "list model architectures, or show one")
+    md.add_argument("name", nargs="?", help="model name or alias")
+    pr = add("prices", _cmd_prices, "list API prices [USD per million tokens]")
+    pr.add_argument("--model", help="only this model")
+    pr.add_argument("--provider", help="only this provider")
+    # (section: more subcommands)
+    tc = add("tco", _cmd_tco, "TCO of one system per accelerator-hour, with its breakdown",
+             epilog="examples:\n  tokenomics tco GB200 --profile neocloud\n"
+                    "  tokenomics tco mi355x --vintage 2026-09 --tier rental\n")
+    tc.add_argument("system", metavar="SYSTEM", help="hardware name or alias")
+    tc.add_argument("--profile", default="hyperscaler", help="operator profile: hyperscaler, neocloud, rental")
+    tc.add_argument("--basis", choices=("itemised", "published"), default="itemised",
+                    help="itemised from capex and opex (default), or a published all-in figure")
+    tc.add_argument("--vintage", help="published TCO set, e.g. 2026-09 (implies --basis published)")
+    tc.add_argument("--tier", help="published tier: hyperscaler, neocloud, rental, internal")
+    co = add("cost", _cmd_cost, "cost per million tokens on one or more systems",
+             epilog="examples:\n  tokenomics cost --hardware gb200 --model deepseek-r1 --interactivity 50\n"
+                    "  tokenomics cost --hardware b200 --hardware mi355x --throughput 1000\n")
+    _add_workload_options(co, need_model=False)
+    ma = add("margin", _cmd_margin, "revenue, license fee, gross margin and break-evens of a scenario",
+             epilog="examples:\n  tokenomics margin --hardware gb300 --model kimi-k2 --utilization 0.6 \\\n"
+                    "      --license-fee 0.3 --price-output 2.5 --throughput 1500\n"
+                    "  tokenomics margin --hardware b200 --model deepseek-r1 --interactivity 40\n")
+    _add_workload_options(ma, need_model=True)
+    ma.add_argument("--license-fee", type=float, metavar="FRAC",
+                    help="license fee as a share of revenue (default 0.30 licensed, 0 open weights)")
+    ma.add_argument("--price-input", type=float, metavar="USD_PER_MTOK", help="override the input price")
+    ma.add_argument("--price-output", type=float, metavar="USD_PER_MTOK", help="override the output price")
+    ma.add_argument("--price-cached", type=float, metavar="USD_PER_MTOK", help="override the cached-input price")
+    ma.add_argument("--provider", help="price provider (default first-party or latest)")
+    ma.add_argument("--cache-hit", type=float, default=0.0, metavar="FRAC",
+                    help="cached share of input tokens (default 0)")
+    ig = add("ingest", _cmd_ingest, "read benchmark results (InferenceX, AgentX, MLPerf) into tidy curve points",
+             epilog="examples:\n  tokenomics ingest results/ -o points.csv\n"
+                    "  tokenomics ingest run.json --hardware mi355x --gpus 8 --format json\n")
+    ig.add_argument("path", metavar="PATH", help="a result file or a directory of them")
+    ig.add_argument("-o", "--output", metavar="FILE", help="write CSV here (default: print to stdout)")
+    ig.add_argument("--hardware", help="hardware of files that do not name it")
+    ig.add_argument("--gpus", type=float, help="GPUs of an aggregated raw run")
+    ig.add_argument("--prefill-gpus", type=float, help="prefill GPUs of a disaggregated raw run")
+    ig.add_argument("--decode-gpus", type=float, help="decode GPUs of a disaggregated raw run")
+    ig.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    rp = add("report", _cmd_report, "run the whole chain on the bundled data and write an HTML report",
+             fmt=False,
+             epilog="examples:\n  tokenomics report\n"
+                    "  tokenomics report -o r --model deepseek-r1 --hardware b200 --hardware gb200\n"
+                    "  tokenomics report --utilization 0.8 --license-fee 0.3 --tco-profile neocloud\n"
+                    "  tokenomics report --tco-vintage 2026-09 --tco-tier hyperscaler --force\n\n"
+                    "defaults: DeepSeek-R1 and gpt-oss-120b; every system with a measured or projected\n"
+                    "curve and a TCO; itemised hyperscaler TCO; utilization 0.6; license fee 0.30 for a\n"
+                    "licensed model, 0 for open weights; catalog list prices; ISL/OSL 8192/1024; margin\n"
+                    "at 50 tok/s/user.\n")
+    rp.add_argument("-o", "--output", default="tokenomics-report", metavar="DIR",
+                    help="output directory (default: tokenomics-report)")
+    rp.add_argument("--model", action="append", metavar="NAME", help="model; repeat for several")
+    rp.add_argument("--hardware", action="append", metavar="NAME", help="hardware; repeat (default: all)")
+    rp.add_argument("--utilization", type=float, default=0.6, help="busy fraction of paid hours (default 0.6)")
+    rp.add_argument("--license-fee", type=float, metavar="FRAC",
+                    help="license fee share of revenue for every model (default by license)")
+    rp.add_argument("--interactivity", type=float, default=50.0, metavar="TOK_PER_S_PER_USER",
+                    help="reference interactivity of the margin table (default 50)")
+    rp.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
+    rp.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
+    rp.add_argument("--provider", help="price provider (default first-party or latest)")
+    _add_tco_options(rp)
+    rp.add_argument("--force", action="store_true",
+                    help="replace DIR even if it holds files the report did not write")
+    rp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+def _validation_line(err: pydantic.ValidationError) -> str:
+    """One line for a pydantic error: the first error's location and message, no URL."""
+    errors = err.errors(include_url=False)
+    if not errors:
+        return " ".join(str(err).split())
+    first = errors[0]
+    loc = ".".join(str(part) for part in first.get("loc", ()))
+    msg = str(first.get("msg", "")).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    text = f"{loc}: {msg}{more}" if loc else f"{msg}{more}"
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on bad input.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        args.func(args)
+    except pydantic.ValidationError as err:
+        sys.stderr.write(f"tokenomics {args.command}: error: {_validation_line(err)}\n")
+        return 2
+    except BrokenPipeError:
+        # the reader went away (e.g. `tokenomics hardware | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (KeyError, ValueError, FileNotFoundError, FileExistsError, OSError) as err:
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        text = " ".join(str(message).split())  # one line, also for multi-line validation errors
+        sys.stderr.write(f"tokenomics {args.command}: error: {text}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""Efficiency factors of the roofline model and the stated defaults they start from.
+
+A roofline gives the time a step *would* take at the hardware's peak rates. Real serving engines
+reach a fraction of each peak; :class:`RooflineFactors` holds those fractions and the fixed
+per-step costs. They are fitted against measured curves by :func:`tokenomics.perf.calibrate`;
+where a family of hardware has no measurements, the defaults in
+``data/roofline/default_factors.csv`` apply (each row with its source), resolved along the chain
+``family -> vendor -> global``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Final
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from tokenomics._validate import normalize_name, unknown_name_error
+from tokenomics.catalog._entities import Hardware
+
+FITTED_FACTORS: Final[tuple[str, ...]] = (
+    "hbm_bandwidth_eff_frac",
+    "compute_eff_frac",
+    "prefill_compute_eff_frac",
+    "comm_eff_frac",
+    "step_overhead_s",
+    "layer_latency_s",
+)
+"""Factors that :func:`~tokenomics.perf.calibrate` fits; the others stay at their default."""
+
+
+class RooflineFactors(BaseModel):
+    """Achieved fractions of peak rates and fixed costs of one hardware family.
+
+    Attributes
+    ----------
+    hbm_bandwidth_eff_frac : float
+        Achieved fraction of peak HBM bandwidth when streaming weights and KV cache, (0, 1].
+    compute_eff_frac : float
+        Achieved fraction of peak dense FLOP/s in decode steps, (0, 1].
+    prefill_compute_eff_frac : float
+        Achieved fraction of peak dense FLOP/s in prefill, (0, 1].
+    comm_eff_frac : float
+        Achieved fraction of the one-way scale-up (or scale-out) link bandwidth in collectives,
+        (0, 1].
+    step_overhead_s : float
+        Fixed time per decode step: scheduling, sampling, launch gaps [s], >= 0.
+    layer_latency_s : float
+        Fixed time per layer per decode step: kernel launches and small-kernel latency that
+        no bandwidth or FLOP rate explains (dominant at batch 1) [s], >= 0.
+    collective_latency_s : float
+        Latency of one collective (all-reduce, all-to-all) [s], >= 0.
+    usable_hbm_frac : float
+        Fraction of HBM capacity available to weights and KV cache, (0, 1].
+    source : str
+        Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
+        points"``, ``"inherited from vendor nvidia"``...).
+
+    Examples
+    --------
+    >>> RooflineFactors().hbm_bandwidth_eff_frac <= 1.0
+    True
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hbm_bandwidth_eff_frac: float = Field(0.75, gt=0.0, le=1.0)
+    compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
+    prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0)
+    comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0)
+    step_overhead_s: float = Field(0.002, ge=0.0)
+    layer_latency_s: float = Field(5e-5, ge=0.0)
+    collective_latency_s: float = Field(1e-5, ge=0.0)
+    usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
+    source: str = "default"
+
+    @classmethod
+    def ideal(cls) -> RooflineFactors:
+        """Return factors of a perfect machine: every efficiency 1, no fixed costs.
+
+        Returns
+        -------
+        RooflineFactors
+            For hand calculations and upper bounds.
+
+        Examples
+        --------
+        >>> RooflineFactors.ideal().step_overhead_s
+        0.0
+        """
+        return cls(
+            hbm_bandwidth_eff_frac=1.0,
+            compute_eff_frac=1.0,
+            prefill_compute_eff_frac=1.0,
+            comm_eff_frac=1.0,
+            step_overhead_s=0.0,
+            layer_latency_s=0.0,
+            collective_latency_s=0.0,
+            usable_hbm_frac=1.0,
+            source="ideal",
+        )
+
+
+def _factors_path() -> Path:
+    from tokenomics.catalog import data_dir
+
+    return data_dir() / "roofline" / "default_factors.csv"
+
+
+@functools.cache
+def default_factor_table() -> pd.DataFrame:
+    """Return the stated default factors with their sources.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``scope, parameter, value, unit, source, as_of, confidence, note``; ``scope`` is
+        ``global``, ``vendor:<vendor>`` or ``family:<family>`` (lower case).
+
+    Raises
+    ------
+    KeyError
+        If a row names a parameter that :class:`RooflineFactors` does not have.
+    """
+    table = pd.read_csv(_factors_path(), dtype={"scope": str, "parameter": str})
+    known = set(RooflineFactors.model_fields) - {"source"}
+    for name in table["parameter"]:
+        if name not in known:
+            raise unknown_name_error("roofline factor", name, known)
+    table["scope"] = table["scope"].str.lower()
+    return table
+
+
+def scope_chain(hardware: Hardware) -> tuple[str, ...]:
+    """Return the lookup chain of a hardware entry: family, vendor, global.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        Catalog hardware.
+
+    Returns
+    -------
+    tuple of str
+        E.g. ``("family:blackwell", "vendor:nvidia", "global")``.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> scope_chain(tk.hardware("h100"))
+    ('family:hopper', 'vendor:nvidia', 'global')
+    """
+    return (
+        f"family:{normalize_name(hardware.family)}",
+        f"vendor:{normalize_name(hardware.vendor)}",
+        "global",
+    )
+
+
+def default_factors(hardware: Hardware | None = None) -> RooflineFactors:
+    """Return the stated default factors for a hardware entry (no calibration).
+
+    Each factor is taken from the most specific scope that states it: the hardware's family,
+    then its vendor, then the global row.
+
+    Parameters
+    ----------
+    hardware : Hardware, optional
+        Catalog hardware; ``None`` returns the global defaults.
+
+    Returns
+    -------
+    RooflineFactors
+        With ``source`` naming the scopes used.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> default_factors(tk.hardware("tpu-v7")).step_overhead_s
+    0.003
+    """
+    table = default_factor_table()
+    chain = scope_chain(hardware) if hardware is not None else ("global",)
+    values: dict[str, float] = {}
+    used: set[str] = set()
+    for scope in reversed(chain):
+        rows = table[table["scope"] == scope]
+        for name, value in zip(rows["parameter"], rows["value"], strict=True):
+            values[str(name)] = float(value)
+            used.add(scope)
+    label = ", ".join(s for s in chain if s in used)
+    return RooflineFactors(**values, source=f"default ({label})")

@@ -1,0 +1,788 @@
+"""Roofline physics of one decode step, one prefill and the memory capacity of a replica.
+
+A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the model. Within it:
+
+* **decode step** (one token round for every running sequence)::
+
+      t_stage = max(t_compute, t_memory) + t_comm
+      t_step  = pp x t_stage + t_overhead + layers x t_layer
+
+  ``t_memory = (weight bytes read + KV bytes read) / (HBM bandwidth x eff_hbm)``; weight bytes
+  are the attention and other always-read weights plus, for MoE layers, the *distinct* experts
+  the batch touches; ``t_compute = (2 x active params + attention FLOP(context)) x tokens /
+  (peak FLOP/s x eff_compute)``; ``t_comm`` is the tensor-parallel all-reduce or the
+  expert-parallel all-to-all over the scale-up domain (scale-out network once the group spans
+  more accelerators than one scale-up domain holds).
+* **speculative decoding / MTP** with ``n`` draft tokens of acceptance rate ``a``: each step
+  verifies ``1 + n`` tokens per sequence and emits ``(1 - a^(n+1)) / (1 - a)`` of them on average
+  (the standard expected accepted length with a per-token acceptance rate; ``n + 1`` when
+  ``a = 1``).
+* **prefill** of one request of ``ISL`` tokens: ``FLOP = 2 x active params x ISL + attention
+  FLOP (causal, quadratic in ISL)`` at ``eff_prefill`` of peak, at least one read of the weights.
+
+Assumptions (stated once, here):
+
+* MoE routing is uniform: with ``k`` of ``E`` experts per token and ``T`` tokens in the batch a
+  layer touches ``E x (1 - (1 - k/E)^T)`` distinct experts on average; expert weights are spread
+  evenly over the replica (by expert or tensor parallelism), load imbalance is ignored.
+* The decode context of a sequence is ``ISL + OSL / 2`` (the average over its generation).
+* Without DP-attention the MLA latent cache is replicated on every tensor-parallel rank (it has
+  no heads to split); GQA caches split over ``min(tp, kv_heads)`` ranks. With DP-attention in
+  groups of ``g = attention_tp`` ranks (``g = 1``: fully data-parallel) each group holds the
+  cache of its own ``g / tp`` of the sequences (MLA replicated, GQA split over
+  ``min(g, kv_heads)`` within the group) and one copy of the attention weights split over
+  its ``g`` ranks.
+* Communication: without DP-attention two all-reduces of the hidden state per layer
+  (``2 (tp - 1) / tp x bytes / bandwidth``); with DP-attention one all-reduce per layer of the
+  group's ``g / tp`` of the tokens within an attention group of ``g > 1``, and with ``ep > 1`` an
+  all-to-all
+  dispatch (FP8, 1 byte per value) and combine (BF16, 2 bytes) per MoE layer, of which the
+  ``(ep - 1) / ep`` remote part crosses the links; plus one collective latency per collective.
+* Linear layers run at the activation precision's peak; attention at FP8 when the KV cache is
+  FP8 or narrower, else BF16.
+* Aggregated serving runs prefill and decode on the same accelerators with chunked prefill:
+  every decode step also carries the prompt tokens of the requests that step completes,
+  ``B x tokens_per_step / OSL`` prompts of ``ISL`` tokens (``ISL / OSL`` prompt tokens per
+  output token). Their FLOPs (at ``eff_prefill``) add to the step's compute and their
+  activations to its link traffic, while the weights and KV cache are streamed once for the
+  mixed batch::
+
+      t_stage = max(t_compute + t_prefill_chunk, t_memory) + t_comm + t_prefill_comm
+
+  so prefill work stretches TPOT (a user sees ``t_step / tokens_per_step``) and lowers
+  requests/s ``= B x tokens_per_step / (OSL x t_step)``. TTFT is the prefill time of the request
+  alone (queueing ignored).
+* Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
+  parallelism and batches prompts, so its weight reads are amortised: one request costs the
+  pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tokenomics._validate import check_positive
+from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
+from tokenomics.perf._arch import Arch, arch
+from tokenomics.perf.factors import RooflineFactors, default_factors
+from tokenomics.precision import bytes_per_element, canonical_precision
+from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
+
+SCALEOUT_FALLBACK_GB_PER_S: float = 50.0
+"""Scale-out bandwidth per accelerator, one way, when the catalog gives none [GB/s]: one
+400 Gb/s NIC per GPU (NVIDIA ConnectX-7 in HGX H100/H200/B200 reference designs,
+https://www.nvidia.com/en-us/networking/ethernet-adapters/, read 2026-09)."""
+
+_HIDDEN_STATE_BYTES = 2.0
+"""Bytes per hidden-state value in all-reduces and combines (BF16)."""
+_DISPATCH_BYTES = 1.0
+"""Bytes per hidden-state value in the expert-parallel dispatch (FP8, as in DeepEP)."""
+
+
+class ServingConfig(BaseModel):
+    """How a model is deployed on a replica: parallelism, precisions, speculative decoding.
+
+    Attributes
+    ----------
+    tp : int
+        Tensor-parallel size (also the data-parallel size of attention when ``dp_attention``).
+    ep : int
+        Expert-parallel size; must divide ``tp x pp``. ``1`` means experts are tensor-sharded.
+    pp : int
+        Pipeline-parallel stages.
+    dp_attention : bool
+        Data-parallel attention: each of the ``tp / attention_tp`` attention groups runs
+        attention for its own sequences.
+    attention_tp : int or None
+        With ``dp_attention``: tensor-parallel size of attention within each group, a power of
+        two dividing ``tp`` (``None``: 1, fully data-parallel attention). The attention weights
+        are then split over the group and replicated ``tp / attention_tp`` times; the experts
+        stay spread over all ``tp x pp`` ranks. Must be ``None`` without ``dp_attention``.
+    weight_precision : str or None
+        Precision of the routed-expert (for dense models: all) weights; ``None`` uses the
+        model's native precision.
+    dense_weight_precision : str or None
+        Precision of attention, dense-FFN, shared-expert and LM-head weights; ``None`` uses
+        ``weight_precision``.
+    kv_precision : str
+        KV-cache precision.
+    activation_precision : str or None
+        Precision of the matrix multiplies (``W4A16`` runs at BF16, ``W4A8`` at FP8); ``None``
+        uses ``weight_precision``.
+    mtp_draft_tokens : int
+        Draft tokens per step of MTP / speculative decoding (0: off).
+    mtp_acceptance_frac : float
+        Per-token acceptance rate of the draft tokens, 0..1.
+    disaggregated : bool
+        Prefill on separate accelerators (sized to keep up); else prefill and decode share the
+        replica.
+
+    Examples
+    --------
+    >>> ServingConfig(tp=8, ep=8, dp_attention=True).label
+    'tp8-ep8-dpa'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tp: int = Field(1, ge=1)
+    ep: int = Field(1, ge=1)
+    pp: int = Field(1, ge=1)
+    dp_attention: bool = False
+    attention_tp: int | None = Field(None, ge=1)
+    weight_precision: str | None = None
+    dense_weight_precision: str | None = None
+    kv_precision: str = "bf16"
+    activation_precision: str | None = None
+    mtp_draft_tokens: int = Field(0, ge=0)
+    mtp_acceptance_frac: float = Field(0.0, ge=0.0, le=1.0)
+    disaggregated: bool = False
+
+    @field_validator("weight_precision", "dense_weight_precision", "activation_precision")
+    @classmethod
+    def _optional_precision(cls, value: str | None) -> str | None:
+        return None if value is None else canonical_precision(value)
+
+    @field_validator("kv_precision")
+    @classmethod
+    def _precision(cls, value: str) -> str:
+        return canonical_precision(value)
+
+    @model_validator(mode="after")
+    def _ep_divides(self) -> ServingConfig:
+        if (self.tp * self.pp) % self.ep:
+            raise ValueError(f"ep={self.ep} must divide tp x pp = {self.tp * self.pp}")
+        return self
+
+    @model_validator(mode="after")
+    def _attention_group(self) -> ServingConfig:
+        a = self.attention_tp
+        if a is not None and not self.dp_attention:
+            raise ValueError("attention_tp needs dp_attention=True (without it attention uses tp)")
+        if a is not None and self.tp % a:
+            raise ValueError(f"attention_tp={a} must divide tp={self.tp}")
+        return self
+
+    @property
+    def attention_group(self) -> int:
+        """Ranks sharing one attention instance: ``tp``, or ``attention_tp`` (1) under DP-attention."""
+        if not self.dp_attention:
+            return self.tp
+        return self.attention_tp or 1
+
+    @property
+    def num_gpus(self) -> int:
+        """Accelerators in one replica, ``tp x pp``."""
+        return self.tp * self.pp
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Expected tokens emitted per sequence per decode step, ``(1 - a^(n+1)) / (1 - a)``."""
+        n, a = self.mtp_draft_tokens, self.mtp_acceptance_frac
+        if n == 0:
+            return 1.0
+        if a >= 1.0:
+            return float(n + 1)
+        return float((1.0 - a ** (n + 1)) / (1.0 - a))
+
+    @property
+    def label(self) -> str:
+        """Short label, e.g. ``'tp8-ep8-dpa'`` or ``'tp4-pp2-mtp3'``."""
+        parts = [f"tp{self.tp}", f"ep{self.ep}"] if self.ep > 1 else [f"tp{self.tp}"]
+        if self.pp > 1:
+            parts.append(f"pp{self.pp}")
+        if self.dp_attention:
+            parts.append("dpa")
+            if self.attention_group > 1:
+                parts.append(f"atp{self.attention_group}")
+        if self.mtp_draft_tokens:
+            parts.append(f"mtp{self.mtp_draft_tokens}")
+        if self.disaggregated:
+            parts.append("disagg")
+        return "-".join(parts)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """Everything the step formulas need, resolved once."""
+
+    a: Arch
+    model: Model
+    hw: Hardware
+    cfg: ServingConfig
+    f: RooflineFactors
+    w_bytes: float
+    d_bytes: float
+    kv_precision: str
+    peak_linear: float
+    peak_attn: float
+    hbm_bw: float
+
+
+def _resolve(
+    model: Model | str, hardware: Hardware | str, config: ServingConfig | None, factors: RooflineFactors | None
+) -> _Setup:
+    from tokenomics.catalog import hardware as hw_lookup
+    from tokenomics.catalog import model as model_lookup
+
+    m = model_lookup(model) if isinstance(model, str) else model
+    hw = hw_lookup(hardware) if isinstance(hardware, str) else hardware
+    cfg = config if config is not None else ServingConfig()
+    f = factors if factors is not None else default_factors(hw)
+    w = cfg.weight_precision or canonical_precision(m.native_weight_precision)
+    d = cfg.dense_weight_precision or w
+    act = cfg.activation_precision or w
+    kv = cfg.kv_precision
+    attn_prec = "fp8" if kv in ("fp8", "fp4") else "bf16"
+    return _Setup(
+        a=arch(m),
+        model=m,
+        hw=hw,
+        cfg=cfg,
+        f=f,
+        w_bytes=bytes_per_element(w),
+        d_bytes=bytes_per_element(d),
+        kv_precision=kv,
+        peak_linear=hw.dense_tflops(act) * FLOPS_PER_TFLOPS,
+        peak_attn=hw.dense_tflops(attn_prec) * FLOPS_PER_TFLOPS,
+        hbm_bw=hw.hbm_bandwidth_bytes_per_s,
+    )
+
+
+def _link_bytes_per_s(hw: Hardware, group: int) -> float:
+    """One-way link bandwidth per accelerator for a collective over ``group`` accelerators."""
+    if group <= hw.scaleup_domain_accelerators:
+        return hw.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB
+    out = hw.scaleout_bw_unidir_gb_per_s or SCALEOUT_FALLBACK_GB_PER_S
+    return out * BYTES_PER_GB
+
+
+def _kv_divisor(s: _Setup) -> float:
+    """Ranks over which one sequence's KV cache is split (per pipeline stage)."""
+    # sequences are spread over tp / g attention groups; within a group of g ranks the MLA
+    # latent cache is replicated and a GQA cache splits over min(g, kv_heads) ranks
+    tp, g = s.cfg.tp, s.cfg.attention_group
+    groups = tp // g
+    if s.model.attention_type == "mla":
+        return float(groups)
+    kv_heads = s.model.kv_heads or s.model.attention_heads
+    return float(groups * min(g, kv_heads))
+
+
+def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
+    """Communication of one pipeline stage processing ``tokens`` tokens.
+
+    Returns the transfer time at full link efficiency [s] and the number of collectives.
+    """
+    cfg, a = s.cfg, s.a
+    tp, ep, pp = cfg.tp, cfg.ep, cfg.pp
+    layers = a.layers / pp
+    moe_layers = a.moe_layers / pp
+    dense_layers = layers - moe_layers
+    t = np.zeros_like(tokens, dtype=float)
+    count = 0.0
+    msg = tokens * a.hidden * _HIDDEN_STATE_BYTES
+    if tp > 1:
+        allreduce = 2.0 * (tp - 1) / tp * msg / _link_bytes_per_s(s.hw, tp)
+        if not cfg.dp_attention:
+            t = t + 2.0 * layers * allreduce
+            count += 2.0 * layers
+        else:
+            # attention is local to its group (one all-reduce of the group's tokens per layer
+            # when the group has several ranks); FFNs gather/scatter the whole batch
+            # (all-reduce volume) unless the experts are expert-parallel, which uses an
+            # all-to-all instead
+            g = cfg.attention_group
+            if g > 1:
+                group_msg = msg * g / tp
+                t = t + layers * 2.0 * (g - 1) / g * group_msg / _link_bytes_per_s(s.hw, g)
+                count += layers
+            t = t + dense_layers * allreduce
+            count += dense_layers
+            if ep > 1:
+                local = tokens / tp * a.active_experts * a.hidden * (ep - 1) / ep
+                a2a = local * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / _link_bytes_per_s(s.hw, ep)
+                t = t + moe_layers * a2a
+                count += 2.0 * moe_layers
+            else:
+                t = t + moe_layers * allreduce
+                count += moe_layers
+    if pp > 1:
+        t = t + msg / _link_bytes_per_s(s.hw, cfg.num_gpus)
+        count += 1.0
+    return t, count
+
+
+def _attn_flop_per_token(s: _Setup, context: float) -> float:
+    a = s.a
+    window = min(context, a.window_tokens) if a.window_tokens else 0.0
+    return a.decode_attn_flop_per_ctx_token * context + a.window_attn_flop_per_ctx_token * window
+
+
+def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
+    """Weight bytes one accelerator reads in one stage step with ``tokens`` tokens."""
+    a, cfg = s.a, s.cfg
+    n = cfg.num_gpus
+    attn_div = cfg.pp * cfg.attention_group
+    fixed = a.attention_params * s.d_bytes / attn_div + a.always_params * s.d_bytes / n
+    if a.moe_layers == 0:
+        return np.full_like(tokens, fixed, dtype=float)
+    e, k = a.routed_experts, a.active_experts
+    touched = e * (1.0 - (1.0 - k / e) ** tokens)
+    return fixed + a.moe_layers * touched * a.expert_params * s.w_bytes / n
+
+
+@dataclass(frozen=True)
+class _Work:
+    """Factor-independent work of a decode sweep and of one prefill (per accelerator)."""
+
+    batch: np.ndarray
+    weight_bytes: np.ndarray
+    kv_bytes: np.ndarray
+    flop: np.ndarray
+    compute_s: np.ndarray
+    """Compute time at peak (efficiency 1) [s]."""
+    comm_s: np.ndarray
+    """Link time at full efficiency [s]."""
+    collectives: float
+    prefill_compute_s: Any
+    """Per-request prefill compute time at peak, per replica [s] (float, or array once stacked)."""
+    prefill_weight_bytes: Any
+    prefill_comm_s: Any
+    prefill_collectives: Any
+    pp: Any
+    layers: Any
+    tokens_per_step: Any
+    isl: Any
+    osl: Any
+    num_gpus: Any
+    disaggregated: Any
+
+
+def _stack(works: list[_Work]) -> _Work:
+    """Concatenate sweeps into one, broadcasting per-sweep scalars to per-point arrays."""
+    names = list(_Work.__dataclass_fields__)
+    sizes = [len(w.batch) for w in works]
+    values: dict[str, Any] = {}
+    for name in names:
+        parts = [
+            np.broadcast_to(np.asarray(getattr(w, name), dtype=float), (n,))
+            for w, n in zip(works, sizes, strict=True)
+        ]
+        values[name] = np.concatenate(parts)
+    return _Work(**values)
+
+
+def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
+    cfg, a = s.cfg, s.a
+    pp, n = cfg.pp, cfg.num_gpus
+    context = isl + osl / 2.0
+    micro = batch / pp
+    tokens = micro * (1 + cfg.mtp_draft_tokens)
+    kv_seq = kv_cache_bytes_per_sequence(s.model, context, s.kv_precision)
+    linear = tokens * a.linear_flop_per_token / n
+    attn = tokens * _attn_flop_per_token(s, context) / n
+    comm, count = _comm_work(s, tokens)
+    # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs
+    pairs = isl * (isl + 1.0) / 2.0
+    w = a.window_tokens
+    win_pairs = (pairs if isl <= w else w * (w + 1.0) / 2.0 + (isl - w) * w) if w else 0.0
+    p_attn = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
+    p_linear = a.linear_flop_per_token * isl
+    p_comm, p_count = _comm_work(s, np.asarray([isl]))
+    return _Work(
+        batch=batch,
+        weight_bytes=_weight_bytes_per_gpu(s, tokens),
+        kv_bytes=micro * kv_seq / (_kv_divisor(s) * pp),
+        flop=linear + attn,
+        compute_s=linear / s.peak_linear + attn / s.peak_attn,
+        comm_s=comm,
+        collectives=count,
+        prefill_compute_s=(p_linear / s.peak_linear + p_attn / s.peak_attn) / n,
+        # every stage reads its own weights once (all experts are touched at prefill lengths)
+        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, np.asarray([isl]))[0]),
+        prefill_comm_s=float(p_comm[0]),
+        prefill_collectives=p_count,
+        pp=pp,
+        layers=a.layers,
+        tokens_per_step=cfg.tokens_per_step,
+        isl=isl,
+        osl=osl,
+        num_gpus=n,
+        disaggregated=cfg.disaggregated,
+    )
+
+
+def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
+    """Decode step breakdown, prefill and serving metrics of a sweep at given factors."""
+    pp = wk.pp
+    t_compute = wk.compute_s / f.compute_eff_frac
+    t_memory = (wk.weight_bytes + wk.kv_bytes) / (hbm_bw * f.hbm_bandwidth_eff_frac)
+    t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
+    fixed = f.step_overhead_s + wk.layers * f.layer_latency_s
+    b, tau, isl, osl, n = wk.batch, wk.tokens_per_step, wk.isl, wk.osl, wk.num_gpus
+    disagg = np.asarray(wk.disaggregated, dtype=bool)
+    p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
+    p_link = wk.prefill_comm_s / f.comm_eff_frac
+    # aggregated: the prompts of the B x tau / OSL requests a step completes ride along with it
+    # (chunked prefill), per pipeline stage
+    prompts = np.where(disagg, 0.0, b * tau / osl)
+    t_compute = t_compute + prompts * p_compute / pp
+    t_comm = t_comm + prompts * p_link
+    t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+    p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
+    t_p = np.maximum(p_compute, wk.prefill_weight_bytes / (hbm_bw * f.hbm_bandwidth_eff_frac)) + p_comm
+    ttft = pp * t_p  # the request passes the pipeline stages one after another
+    rate = b * tau / (osl * t_step)
+    tpot = t_step / tau
+    # a disaggregated prefill pool batches prompts: weight reads amortised, FLOPs and links remain
+    t_pool = p_compute + p_link
+    n_prefill = np.where(disagg, rate * t_pool * n, np.nan)
+    n_all = np.where(disagg, n + np.nan_to_num(n_prefill), n) * np.ones_like(b)
+    input_div = np.where(disagg, n_prefill, n)
+    return {
+        "tpot_s": tpot,
+        "interactivity_tok_per_s_per_user": 1.0 / tpot,
+        "e2e_interactivity_tok_per_s_per_user": osl / (ttft + osl * tpot),
+        "ttft_s": ttft * np.ones_like(b),
+        "requests_per_s": rate,
+        "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
+        "input_throughput_tok_per_s_per_gpu": isl * rate / input_div,
+        "output_throughput_tok_per_s_per_gpu": osl * rate / n,
+        "num_gpus": n_all,
+        "num_prefill_gpus": n_prefill * np.ones_like(b),
+        "num_decode_gpus": np.where(disagg, n, np.nan) * np.ones_like(b),
+        "step_time_s": t_step,
+        "compute_time_s": pp * t_compute,
+        "memory_time_s": pp * t_memory,
+        "comm_time_s": pp * t_comm,
+        "overhead_time_s": fixed * np.ones_like(b),
+        "weight_bytes_per_gpu": wk.weight_bytes * pp,
+        "kv_bytes_per_gpu": wk.kv_bytes * pp,
+        "flop_per_gpu": wk.flop * pp,
+    }
+
+
+def _as_batch(concurrency: Any) -> tuple[np.ndarray, Any]:
+    check_positive("concurrency", concurrency)
+    if isinstance(concurrency, pd.Series):
+        return concurrency.to_numpy(dtype=float), concurrency.index
+    return np.asarray(concurrency, dtype=float), None
+
+
+def _like(values: np.ndarray, template: Any, index: Any, name: str) -> Any:
+    if index is not None:
+        return pd.Series(values, index=index, name=name)
+    if np.ndim(template) == 0:
+        return float(values)
+    return values
+
+
+def _check_lengths(isl_tokens: float, osl_tokens: float) -> None:
+    check_positive("isl_tokens", isl_tokens)
+    check_positive("osl_tokens", osl_tokens)
+
+
+def decode_step_time_s(
+    model: Model | str,
+    hardware: Hardware | str,
+    concurrency: Any,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+) -> Any:
+    """Return the time of one decode step of a replica serving ``concurrency`` sequences.
+
+    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layers x t_layer`` (see the
+    module notes for each term). With aggregated serving (the default) the step also carries its
+    share of chunked prefill, ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to
+    ``t_compute``). The time per output token is ``t_step / config.tokens_per_step``. Memory
+    capacity is not checked here; :func:`max_concurrency` and :func:`roofline_points` do.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    concurrency : float, ndarray or Series
+        Sequences decoding together on the replica [count], > 0.
+    isl_tokens, osl_tokens : float
+        Input and output sequence lengths [tokens], > 0.
+    config : ServingConfig, optional
+        Parallelism and precisions (default: TP1, native weight precision, BF16 KV).
+    factors : RooflineFactors, optional
+        Efficiencies (default: the stated defaults of the hardware's family, uncalibrated).
+
+    Returns
+    -------
+    float, ndarray or Series
+        Decode step time [s], same container as ``concurrency``.
+
+    Raises
+    ------
+    ValueError
+        If a concurrency or sequence length is not positive.
+    KeyError
+        For an unknown model, hardware or precision.
+
+    Examples
+    --------
+    A batch-1 step of Llama 3.3 70B (BF16) on one H100 at ideal efficiency streams the weights
+    once: about 139 GB / 3.35 TB/s = 42 ms.
+
+    >>> from tokenomics.perf import RooflineFactors
+    >>> t = decode_step_time_s("llama-3.3-70b", "h100", 1.0, factors=RooflineFactors.ideal())
+    >>> round(t * 1e3)
+    42
+    """
+    _check_lengths(isl_tokens, osl_tokens)
+    batch, index = _as_batch(concurrency)
+    s = _resolve(model, hardware, config, factors)
+    wk = _work(s, np.atleast_1d(batch), float(isl_tokens), float(osl_tokens))
+    step = _times(wk, s.f, s.hbm_bw)["step_time_s"]
+    return _like(step.reshape(batch.shape), concurrency, index, "step_time_s")
+
+
+def prefill_time_s(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    isl_tokens: float = 1024.0,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+) -> float:
+    """Return the prefill time (TTFT without queueing) of one request on a replica.
+
+    ``t = max(FLOP / (N x peak x eff_prefill), weight bytes / (bandwidth x eff_hbm)) + t_comm``
+    with ``FLOP = 2 x active params x ISL + attention FLOP x ISL (ISL + 1) / 2`` (causal).
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    isl_tokens : float
+        Input sequence length [tokens], > 0.
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Efficiencies (default: stated defaults of the hardware's family).
+
+    Returns
+    -------
+    float
+        Prefill time [s].
+
+    Raises
+    ------
+    ValueError
+        If ``isl_tokens`` is not positive.
+
+    Examples
+    --------
+    >>> from tokenomics.perf import RooflineFactors
+    >>> t = prefill_time_s("llama-3.3-70b", "h100", isl_tokens=1000.0, factors=RooflineFactors.ideal())
+    >>> 0.1 < t < 0.2  # ~1.4e14 FLOP at 989 TFLOP/s
+    True
+    """
+    check_positive("isl_tokens", isl_tokens)
+    s = _resolve(model, hardware, config, factors)
+    wk = _work(s, np.ones(1), float(isl_tokens), 1.0)
+    return float(_times(wk, s.f, s.hbm_bw)["ttft_s"][0])
+
+
+def weight_bytes_per_gpu(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    config: ServingConfig | None = None,
+) -> float:
+    """Return the weight bytes one accelerator of the replica stores.
+
+    Attention weights are split over ``tp`` (under DP-attention over ``attention_tp``,
+    replicated ``tp / attention_tp`` times) and ``pp``; every
+    other weight over ``tp x pp``.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    config : ServingConfig, optional
+        Parallelism and precisions.
+
+    Returns
+    -------
+    float
+        Stored weight bytes per accelerator [bytes].
+
+    Examples
+    --------
+    >>> round(weight_bytes_per_gpu("llama-3.3-70b", "h100") / 1e9, 1)  # 70.55B x 2 bytes
+    141.1
+    """
+    s = _resolve(model, hardware, config, None)
+    a, cfg = s.a, s.cfg
+    n = cfg.num_gpus
+    attn_div = cfg.pp * cfg.attention_group
+    return float(
+        a.attention_params * s.d_bytes / attn_div
+        + (a.always_params + a.embedding_params) * s.d_bytes / n
+        + a.routed_params * s.w_bytes / n
+    )
+
+
+def max_concurrency(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+) -> int:
+    """Return the most sequences a replica can hold: weights + KV cache within usable HBM.
+
+    ``B_max = floor((HBM x usable_hbm_frac - weights per GPU) / KV per sequence per GPU)`` with
+    the KV cache of a full ``ISL + OSL`` context.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    isl_tokens, osl_tokens : float
+        Input and output sequence lengths [tokens].
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Supplies ``usable_hbm_frac``.
+
+    Returns
+    -------
+    int
+        Maximum concurrent sequences per replica [count] (0 if not even one fits).
+
+    Raises
+    ------
+    ValueError
+        If the weights alone do not fit in the usable HBM of each accelerator.
+
+    Examples
+    --------
+    >>> max_concurrency("llama-3.3-70b", "h100", config=ServingConfig(tp=4)) > 100
+    True
+    """
+    _check_lengths(isl_tokens, osl_tokens)
+    s = _resolve(model, hardware, config, factors)
+    weights = weight_bytes_per_gpu(s.model, s.hw, config=s.cfg)
+    usable = s.hw.hbm_capacity_bytes * s.f.usable_hbm_frac
+    if weights > usable:
+        raise ValueError(
+            f"{s.model.model_id} weights need {weights / BYTES_PER_GB:.1f} GB per accelerator with "
+            f"{s.cfg.label}, more than the usable {usable / BYTES_PER_GB:.1f} GB of "
+            f"{s.hw.hardware_id} ({s.hw.hbm_capacity_gb} GB x usable_hbm_frac="
+            f"{s.f.usable_hbm_frac}); use more tensor/pipeline parallelism or narrower weights"
+        )
+    kv_seq = kv_cache_bytes_per_sequence(s.model, float(isl_tokens + osl_tokens), s.kv_precision)
+    per_seq = kv_seq / (_kv_divisor(s) * s.cfg.pp)
+    return int(np.floor((usable - weights) / per_seq))
+
+
+def roofline_points(
+    model: Model | str,
+    hardware: Hardware | str,
+    concurrency: Any,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+    check_capacity: bool = True,
+) -> pd.DataFrame:
+    """Return throughput, interactivity and latency of a replica at each concurrency.
+
+    With ``t_s`` the step time, ``tau`` tokens per step and ``B`` the concurrency::
+
+        requests/s  R    = B x tau / (OSL x t_s)
+        TPOT             = t_s / tau
+        throughput/GPU   = (ISL + OSL) x R / (tp x pp)       (input + output, like InferenceX)
+
+    Aggregated serving (the default): ``t_s`` is a mixed step that also carries the chunked
+    prefill of the ``B x tau / OSL`` prompts it completes (module notes), so prefill work
+    lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure decode step
+    and the prefill pool is sized to ``R x t_pool x tp x pp`` accelerators (fractional;
+    ``t_pool`` = prefill FLOP and link time of one request, weight reads amortised over the
+    pool's batch); total throughput is divided by all accelerators, output by decode ones, input
+    by prefill ones.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    concurrency : float or array_like
+        Concurrent sequences per replica [count], > 0.
+    isl_tokens, osl_tokens : float
+        Input and output sequence lengths [tokens].
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Efficiencies (default: stated defaults of the hardware's family).
+    check_capacity : bool
+        Raise if a concurrency exceeds :func:`max_concurrency` (default True).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per concurrency: ``concurrency, tpot_s, interactivity_tok_per_s_per_user,
+        e2e_interactivity_tok_per_s_per_user, ttft_s, requests_per_s,
+        throughput_tok_per_s_per_gpu, input_throughput_tok_per_s_per_gpu,
+        output_throughput_tok_per_s_per_gpu, num_gpus, num_prefill_gpus, num_decode_gpus``, the
+        step breakdown (``step_time_s, compute_time_s, memory_time_s, comm_time_s,
+        overhead_time_s, weight_bytes_per_gpu, kv_bytes_per_gpu, flop_per_gpu``), ``bound``
+        (``"memory"`` or ``"compute"``) and ``max_concurrency``.
+
+    Raises
+    ------
+    ValueError
+        If a concurrency exceeds the memory capacity (message names the limit), or the weights
+        do not fit at all.
+
+    Examples
+    --------
+    >>> pts = roofline_points("llama-3.3-70b", "h100", [1, 64], config=ServingConfig(tp=4))
+    >>> bool(pts["throughput_tok_per_s_per_gpu"].is_monotonic_increasing)
+    True
+    """
+    _check_lengths(isl_tokens, osl_tokens)
+    batch = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    check_positive("concurrency", batch)
+    s = _resolve(model, hardware, config, factors)
+    isl, osl = float(isl_tokens), float(osl_tokens)
+    b_max = max_concurrency(s.model, s.hw, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f)
+    if check_capacity and np.any(batch > b_max):
+        raise ValueError(
+            f"concurrency={batch.max():g} exceeds the memory capacity of one {s.cfg.label} replica "
+            f"of {s.hw.hardware_id} for {s.model.model_id} at ISL/OSL {isl:g}/{osl:g}: "
+            f"max_concurrency={b_max} (weights + KV cache within "
+            f"{s.f.usable_hbm_frac:g} x {s.hw.hbm_capacity_gb:g} GB per accelerator)"
+        )
+    comp = _times(_work(s, batch, isl, osl), s.f, s.hbm_bw)
+    out = pd.DataFrame({"concurrency": batch, **comp})
+    out["bound"] = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
+    out["max_concurrency"] = b_max
+    return out

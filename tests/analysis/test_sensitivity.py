@@ -1,0 +1,65 @@
+"""One-at-a-time margin sensitivity: hand-computed margins, clipping, validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenomics.analysis.sensitivity import MARGIN_INPUTS, margin_sensitivity
+
+BASE = {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 4.0, "input_share_frac": 0.5, "cache_hit_frac": 0.0,
+            "throughput_tok_per_s_per_gpu": 1000.0, "utilization_frac": 0.5, "cost_usd_per_gpu_hour": 2.0,
+            "license_fee_frac": 0.0}
+
+
+def _row(table, name):
+    return table.set_index("parameter").loc[name]
+
+
+def test_base_and_throughput_by_hand():
+    t = margin_sensitivity(BASE)
+    # blended price = 0.5 * 1 + 0.5 * 4 = 2.5 USD/Mtok; Q = 1000 * 3600 * 0.5 / 1e6 = 1.8 Mtok/GPU-h
+    # cost = 2 / 1.8 = 1.1111 USD/Mtok; margin = 1 - 1.1111 / 2.5 = 0.5556
+    assert t["base_gross_margin_frac"].iloc[0] == pytest.approx(1 - (2 / 1.8) / 2.5)
+    r = _row(t, "throughput_tok_per_s_per_gpu")
+    assert (r.low_value, r.high_value) == (750.0, 1250.0)
+    assert r.gross_margin_frac_at_high == pytest.approx(1 - (2 / 2.25) / 2.5)  # Q = 2.25
+    assert r.gross_margin_frac_at_low == pytest.approx(1 - (2 / 1.35) / 2.5)  # Q = 1.35
+
+
+def test_license_fee_and_one_row_per_input():
+    t = margin_sensitivity({**BASE, "license_fee_frac": 0.3}, ranges={"license_fee_frac": (0.0, 0.5)})
+    assert sorted(t["parameter"]) == sorted(MARGIN_INPUTS)
+    r = _row(t, "license_fee_frac")
+    base = 0.7 - (2 / 1.8) / 2.5
+    assert r.base_gross_margin_frac == pytest.approx(base)
+    assert r.gross_margin_frac_at_low == pytest.approx(base + 0.3)
+    assert r.gross_margin_frac_at_high == pytest.approx(base - 0.2)
+
+
+def test_sorted_by_swing_and_other_inputs_held():
+    t = margin_sensitivity(BASE)
+    assert list(t["swing_frac"]) == sorted(t["swing_frac"], reverse=True)
+    # cache hit is 0 at base: +-25 % of 0 is 0, so no swing at all
+    r = _row(t, "cache_hit_frac")
+    assert r.low_value == r.high_value == 0.0
+    assert r.swing_frac == 0.0
+
+
+def test_fractions_clipped_to_valid_range():
+    t = margin_sensitivity({**BASE, "utilization_frac": 0.9, "input_share_frac": 0.9})
+    assert _row(t, "utilization_frac").high_value == 1.0
+    assert _row(t, "input_share_frac").high_value == 1.0
+
+
+def test_percent_given_for_fraction_is_an_error():
+    with pytest.raises(ValueError, match="percent"):
+        margin_sensitivity({**BASE, "utilization_frac": 60})
+
+
+def test_unknown_or_missing_input():
+    with pytest.raises(KeyError, match="utilisation"):
+        margin_sensitivity({**BASE, "utilisation_frac": 0.5})
+    incomplete = dict(BASE)
+    del incomplete["cost_usd_per_gpu_hour"]
+    with pytest.raises(KeyError, match="cost_usd_per_gpu_hour"):
+        margin_sensitivity(incomplete)

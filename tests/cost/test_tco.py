@@ -1,0 +1,188 @@
+"""Tests of tokenomics.cost.tco: itemised and published TCO per accelerator-hour."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.cost.tco import TCO_COMPONENTS, itemised_tco_usd_per_gpu_hour
+
+HAND = {
+    "capex_usd_per_accelerator": 60_000.0,
+    "economic_life_years": 4.0,
+    "residual_value_frac": 0.1,
+    "cost_of_capital_frac": 0.08,
+    "it_power_kw_per_accelerator": 1.5,
+    "pue": 1.2,
+    "electricity_usd_per_kwh": 0.08,
+    "colocation_usd_per_kw_month": 150.0,
+    "maintenance_frac_per_year": 0.03,
+    "other_opex_frac_per_year": 0.01,
+    "rental_markup_frac": 0.0,
+    "accelerators_per_system": 72,
+}
+
+
+def test_full_breakdown_by_hand():
+    r = tk.tco("gb200", "hyperscaler", **HAND)
+    hours = 365 * 24  # 8760
+    amort = 60_000 * (1 - 0.1) / 4 / hours  # 13_500 USD/yr straight line -> 1.5411 $/h
+    crf = 0.08 / (1 - 1.08**-4)  # 0.3019208
+    annuity = crf * (60_000 - 6_000 / 1.08**4)  # residual 6000 discounted 4 years
+    coc = (annuity - 13_500) / hours
+    power = 1.5 * 1.2 * 0.08  # IT kW x PUE x $/kWh = 0.144 $/h
+    colo = 1.5 * 150 / (hours / 12)  # per kW of IT load per month, 730 h/month
+    maint = 60_000 * 0.03 / hours
+    other = 60_000 * 0.01 / hours
+    expected = {
+        "capex_amortisation": amort,
+        "cost_of_capital": coc,
+        "power": power,
+        "colocation": colo,
+        "maintenance": maint,
+        "other_opex": other,
+        "rental_markup": 0.0,
+    }
+    for name, value in expected.items():
+        assert r.breakdown_usd_per_gpu_hour[name] == pytest.approx(value, rel=1e-12), name
+    total = sum(expected.values())
+    assert r.usd_per_gpu_hour == pytest.approx(total, rel=1e-12)
+    frame = r.to_frame()
+    assert frame.loc["total", "usd_per_system_hour"] == pytest.approx(72 * total)
+    # facility power = IT x PUE = 1.8 kW -> 1000 / 1.8 accelerators per MW
+    assert frame.loc["total", "usd_per_mw_year"] == pytest.approx(total * hours * 1000 / 1.8)
+    assert frame.loc["power", "usd_per_gpu_year"] == pytest.approx(power * hours)
+    assert frame["share_frac"].drop("total").sum() == pytest.approx(1.0)
+    assert r.facility_power_kw_per_accelerator == pytest.approx(1.8)
+
+
+def test_itemised_function_vectorised():
+    capex = pd.Series([40_000.0, 60_000.0], index=["a", "b"])
+    parts = itemised_tco_usd_per_gpu_hour(capex, 4, 0.08, 1.5, 1.2, 0.08, 150.0, 0.03, 0.01)
+    assert parts["total"].index.equals(capex.index)
+    scalar = itemised_tco_usd_per_gpu_hour(60_000.0, 4, 0.08, 1.5, 1.2, 0.08, 150.0, 0.03, 0.01)
+    assert parts["total"]["b"] == pytest.approx(scalar["total"])
+    assert sum(parts[c] for c in TCO_COMPONENTS)["a"] == pytest.approx(parts["total"]["a"])
+
+
+def test_pue_applied_once_and_not_to_facility_power():
+    base = tk.tco("gb200", **{**HAND, "electricity_usd_per_kwh": 0.1})
+    # the catalog's all-in facility figure must not enter an IT-power based result
+    other = tk.tco("gb200", **{**HAND, "electricity_usd_per_kwh": 0.1}, facility_power_kw_per_accelerator=9.0)
+    assert base.usd_per_gpu_hour == other.usd_per_gpu_hour
+    assert base.breakdown_usd_per_gpu_hour["power"] == pytest.approx(1.5 * 1.2 * 0.1)
+    # colocation is charged on IT kW, independent of PUE
+    hi_pue = tk.tco("gb200", **{**HAND, "pue": 1.5})
+    assert hi_pue.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(
+        base.breakdown_usd_per_gpu_hour["colocation"]
+    )
+
+
+def test_facility_power_fallback_without_pue():
+    hw = tk.hardware("gb200").model_copy(update={"it_power_kw_per_accelerator": None})
+    inputs = {k: v for k, v in HAND.items() if k != "it_power_kw_per_accelerator"}
+    r = tk.tco(hw, facility_power_kw_per_accelerator=2.4, **inputs)
+    assert r.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 * 0.08)  # no PUE again
+    assert r.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(2.4 / 1.2 * 150 / 730)
+    assert any("PUE not applied again" in n for n in r.notes)
+
+
+def test_rental_is_owner_cost_plus_markup():
+    prof = tk.tco_profile("rental")
+    owner = tk.tco("h100", "rental", rental_markup_frac=0.0)
+    rental = tk.tco("h100", "rental")
+    assert rental.usd_per_gpu_hour == pytest.approx(owner.usd_per_gpu_hour * (1 + prof.rental_markup_frac))
+
+
+def test_published_basis():
+    pub = tk.published_tco("mi355x", vintage="2026-09", tier="hyperscaler")
+    r = tk.tco("MI355X", basis="published", vintage="2026-09", tier="hyperscaler")
+    assert r.usd_per_gpu_hour == pub.usd_per_gpu_hour
+    assert r.breakdown_usd_per_gpu_hour == {"published_all_in": pub.usd_per_gpu_hour}
+    assert r.to_frame().loc["total", "usd_per_gpu_hour"] == pub.usd_per_gpu_hour
+    with pytest.raises(ValueError, match="basis='published'"):
+        tk.tco("mi355x", basis="published", pue=1.2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"pue_frac": 1.2}, KeyError, "pue"),
+        ({"capex_usd": 1.0}, KeyError, "capex_usd_per_accelerator"),
+        ({"cost_of_capital_frac": 8.0}, ValueError, "percent"),
+        ({"pue": 0.9}, ValueError, r"pue=0\.9"),
+        ({"capex_usd_per_accelerator": -1.0}, ValueError, "capex_usd_per_accelerator=-1.0"),
+        ({"economic_life_years": 0.0}, ValueError, "economic_life_years"),
+        ({"electricity_usd_per_kwh": math.nan}, ValueError, "electricity_usd_per_kwh is NaN"),
+    ],
+)
+def test_bad_overrides(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        tk.tco("gb200", **kwargs)
+
+
+def test_unknown_names():
+    with pytest.raises(KeyError, match="hyperscaler"):
+        tk.tco("gb200", "hyperscalr")
+    with pytest.raises(KeyError):
+        tk.tco("gb200", basis="published", tier="hyperscalr")
+    with pytest.raises(KeyError):
+        tk.tco("gb200", basis="published", vintage="1999-01")
+    with pytest.raises(KeyError, match="gb200"):
+        tk.tco("gb2000")
+    with pytest.raises(ValueError, match="basis='owned'"):
+        tk.tco("gb200", basis="owned")  # type: ignore[arg-type]
+
+
+def test_repr_html():
+    html = tk.tco("gb200")._repr_html_()
+    assert "capex_amortisation" in html
+    assert "/GPU-hour" in html
+
+
+SYSTEMS = list(tk.tco_table().index)
+
+
+@pytest.mark.parametrize("hardware_id", SYSTEMS)
+@pytest.mark.parametrize("profile", ["hyperscaler", "neocloud", "rental"])
+def test_every_system_itemises(hardware_id, profile):
+    hw = tk.hardware(hardware_id)
+    if hw.it_power_kw_per_accelerator is None and hw.facility_power_kw_per_accelerator is None:
+        # no power figure: an error naming the override, never a silent zero power cost
+        with pytest.raises(ValueError, match="pass it_power_kw_per_accelerator="):
+            tk.tco(hardware_id, profile)
+        return
+    r = tk.tco(hardware_id, profile)
+    parts = r.breakdown_usd_per_gpu_hour
+    assert set(parts) == set(TCO_COMPONENTS)
+    assert all(v >= 0 for v in parts.values())
+    assert sum(parts.values()) == pytest.approx(r.usd_per_gpu_hour, rel=1e-12)
+    assert 0.1 < r.usd_per_gpu_hour < 50  # sanity: $/GPU-hour, not $/GPU-year
+    assert r.facility_power_kw_per_accelerator is not None
+    assert r.facility_power_kw_per_accelerator > 0
+
+
+def test_comparison_table_exists_and_recomputes():
+    table = tk.tco_comparison_table()
+    pub = tk.published_tco_table()
+    pub = pub[(pub["vintage"] == "2026-09") & pub["tier"].isin(["hyperscaler", "neocloud", "rental"])]
+    expected = {(h, t) for h, t in zip(pub["hardware_id"], pub["tier"], strict=True) if h in SYSTEMS}
+    assert set(zip(table["hardware_id"], table["tier"], strict=True)) == expected
+    assert len(table) > 0
+    assert table["explanation"].str.len().min() > 20
+    for row in table.itertuples():
+        itemised = tk.tco(row.hardware_id, row.profile).usd_per_gpu_hour
+        assert row.itemised_usd_per_gpu_hour == pytest.approx(itemised)
+        assert row.ratio_frac == pytest.approx(itemised / row.published_usd_per_gpu_hour)
+        if not np.isnan(row.implied_capex_usd_per_accelerator):
+            # the implied capex reproduces the published figure
+            again = tk.tco(
+                row.hardware_id,
+                row.profile,
+                capex_usd_per_accelerator=row.implied_capex_usd_per_accelerator,
+            )
+            assert again.usd_per_gpu_hour == pytest.approx(row.published_usd_per_gpu_hour)
+    with pytest.raises(KeyError, match="2026-09"):
+        tk.tco_comparison_table(vintage="2026-13")

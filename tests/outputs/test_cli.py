@@ -1,0 +1,271 @@
+"""The ``tokenomics`` command line: tables, CSV/JSON, hand-checked numbers, one-line errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.outputs.cli import build_parser, main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def _one_line_error(err: str, command: str) -> None:
+    assert err.startswith(f"tokenomics {command}: error: ")
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("hardware",), ("hardware", "show", "GB200"), ("models",), ("models", "deepseek-r1"),
+     ("prices", "--model", "deepseek-r1")],
+)
+def test_existing_subcommands_still_work(capsys, argv):
+    rc, out, _ = run(capsys, *argv)
+    assert rc == 0
+    assert out.strip()
+
+
+def test_help_has_examples_for_every_subcommand(capsys):
+    parser = build_parser()
+    assert "tokenomics report" in parser.format_help()
+    for name in ("tco", "cost", "margin", "ingest", "report"):
+        with pytest.raises(SystemExit) as exc:
+            main([name, "--help"])
+        assert exc.value.code == 0
+        assert "examples:" in capsys.readouterr().out
+
+
+def test_tco_table_and_csv(capsys):
+    expected = tk.tco("gb200", "neocloud")
+    rc, out, _ = run(capsys, "tco", "GB200", "--profile", "neocloud")
+    assert rc == 0
+    assert f"{expected.usd_per_gpu_hour:.3f} USD/GPU-hour" in out
+    assert "capex_amortisation" in out
+    rc, out, _ = run(capsys, "tco", "GB200", "--profile", "neocloud", "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out)).set_index("component")
+    parts = frame.drop(index="total")["usd_per_gpu_hour"].sum()
+    assert parts == pytest.approx(frame.loc["total", "usd_per_gpu_hour"])
+    assert frame.loc["total", "usd_per_gpu_hour"] == pytest.approx(expected.usd_per_gpu_hour)
+
+
+def test_tco_published(capsys):
+    pub = tk.published_tco("mi355x", vintage="2026-09", tier="rental")
+    rc, out, _ = run(capsys, "tco", "mi355x", "--vintage", "2026-09", "--tier", "rental", "--format", "json")
+    assert rc == 0
+    rows = json.loads(out)
+    total = next(r for r in rows if r["component"] == "total")
+    assert total["usd_per_gpu_hour"] == pytest.approx(pub.usd_per_gpu_hour)
+
+
+def test_cost_from_throughput_by_hand(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--hardware", "mi355x", "--throughput", "1000",
+                     "--utilization", "0.5", "--format", "csv")
+    assert rc == 0
+    frame = pd.read_csv(io.StringIO(out)).set_index("hardware_id")
+    for hid in ("b200", "mi355x"):
+        rate = tk.tco(hid, "hyperscaler").usd_per_gpu_hour
+        # 1000 tok/s x 3600 s x 0.5 = 1.8 Mtok per GPU-hour
+        assert frame.loc[hid, "cost_usd_per_mtok"] == pytest.approx(rate / 1.8)
+
+
+def test_cost_reads_measured_curve(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--model", "deepseek-r1", "--interactivity", "50",
+                     "--format", "json")
+    assert rc == 0
+    row = json.loads(out)[0]
+    # default workload: ISL/OSL 8192/1024
+    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="8k/1k")
+    # the one bundled serving configuration whose measured points cover 50 tok/s/user
+    pts = pts[(pts["precision"] == "fp8") & (pts["framework"] == "dynamo-sglang")]
+    curve = tk.ThroughputCurve.from_points(pts)
+    assert row["throughput_from"] == "measured"
+    assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
+
+
+def test_cost_outside_curve_is_one_line_error(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "b200", "--model", "deepseek-r1", "--interactivity", "5000")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "outside" in err
+
+
+def test_margin_by_hand(capsys):
+    rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--model", "kimi-k2", "--utilization", "0.6",
+                     "--license-fee", "0.3", "--price-input", "0.6", "--price-output", "2.5",
+                     "--throughput", "1500", "--isl", "1024", "--osl", "1024", "--format", "csv")
+    assert rc == 0
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
+    rate = tk.tco("gb300", "hyperscaler").usd_per_gpu_hour
+    q = 1500 * 3600 * 0.6 / 1e6  # 3.24 Mtok per GPU-hour
+    price = 0.5 * 0.6 + 0.5 * 2.5  # ISL = OSL = 1024: half the tokens are input
+    assert row["blended_price_usd_per_mtok"] == pytest.approx(1.55)
+    assert row["gross_margin_frac"] == pytest.approx(1 - 0.3 - rate / (q * price))
+    assert row["breakeven_utilization_frac"] == pytest.approx(rate / (price * 0.7 * 1500 * 3600 / 1e6))
+
+
+def test_margin_table_is_readable(capsys):
+    rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--model", "kimi-k2", "--throughput", "1500")
+    assert rc == 0
+    assert "gross_margin_frac" in out
+    assert " nan" not in out
+
+
+def test_margin_table_has_one_header_row_and_a_quantity_column(capsys):
+    rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--hardware", "b200", "--model", "kimi-k2",
+                     "--throughput", "1500")
+    assert rc == 0
+    lines = out.splitlines()
+    # header: the quantity column, then one column per system; no stray row-header line
+    assert lines[0].split() == ["quantity", "gb300-nvl72", "b200"]
+    assert not any(line.strip() in ("quantity", "hardware_id") for line in lines[1:])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert rows["model_id"] == ["kimi-k2", "kimi-k2"]
+    assert rows["throughput_tok_per_s_per_gpu"] == ["1,500", "1,500"]
+    assert "e+" not in out  # large numbers with separators, not scientific notation
+    # quantity names are left-aligned
+    assert all(line.startswith(line.split()[0]) for line in lines)
+
+
+def test_cost_table_formats_numbers(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000")
+    assert rc == 0
+    assert "10,000" in out
+    assert "e+" not in out
+    # CSV keeps full precision: 2.898.../ (10000 x 3600 x 0.6 / 1e6 = 21.6 Mtok per GPU-hour)
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000", "--format", "csv")
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
+    assert row["throughput_tok_per_s_per_gpu"] == 10000
+    assert row["cost_usd_per_mtok"] == pytest.approx(tk.tco("b200", "hyperscaler").usd_per_gpu_hour / 21.6, rel=1e-12)
+
+
+def test_cost_refuses_interactivity_with_throughput(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "b200", "--model", "deepseek-r1", "--interactivity", "50",
+                     "--throughput", "1000")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "--interactivity" in err
+    assert "--throughput" in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "allowed"),
+    [
+        ("--price-output", "-2", "[0, inf)"),
+        ("--price-input", "-0.5", "[0, inf)"),
+        ("--price-cached", "nan", "[0, inf)"),
+        ("--throughput", "0", "(0, inf)"),
+        ("--interactivity", "-1", "(0, inf)"),
+    ],
+)
+def test_margin_flags_validated_before_the_scenario(capsys, flag, value, allowed):
+    rc, _, err = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1",
+                     *(("--throughput", "1000") if flag not in ("--throughput", "--interactivity") else ()),
+                     flag, value)
+    assert rc == 2
+    _one_line_error(err, "margin")
+    assert f"{flag} {value}" in err
+    assert allowed in err
+    assert "usd_per_mtok" not in err  # names the flag, not the Scenario field
+    assert "pydantic" not in err
+
+
+def test_margin_cache_hit_flag_validated(capsys):
+    rc, _, err = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000",
+                     "--cache-hit", "1.5")
+    assert rc == 2
+    _one_line_error(err, "margin")
+    assert "--cache-hit" in err
+
+
+def test_pydantic_errors_become_one_line_without_url(capsys, tmp_path):
+    # --isl reaches ReportOptions (pydantic) unchecked: main() turns its ValidationError into one line
+    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--isl", "-5", "-q")
+    assert rc == 2
+    _one_line_error(err, "report")
+    assert "isl_tokens" in err
+    assert "-5" in err
+    assert "errors.pydantic.dev" not in err
+    assert "validation error" not in err
+
+
+def test_prices_json_dates_are_plain(capsys):
+    rc, out, _ = run(capsys, "prices", "--model", "deepseek-r1", "--format", "json")
+    assert rc == 0
+    rows = json.loads(out)
+    assert rows
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["as_of"]) for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (("margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000", "--utilization", "60"),
+         "percent"),
+        (("margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000", "--license-fee", "30"),
+         "percent"),
+        (("cost", "--hardware", "gb2000", "--throughput", "5"), "unknown hardware"),
+        (("cost", "--hardware", "b200", "--throughput", "-5"), "throughput"),
+        (("tco", "b200", "--profile", "hyperscalr"), "closest"),
+        (("report", "--utilization", "60", "-o", "x"), "percent"),
+        (("report", "--model", "deepseek-r9", "-o", "x"), "unknown model"),
+        (("report", "--tco-vintage", "2026-13", "-o", "x"), "Valid ids: 2025-08, 2026-07, 2026-09"),
+        (("report", "--tco-tier", "foo", "-o", "x"), "unknown published TCO tier 'foo'"),
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, argv, needle):
+    rc, _, err = run(capsys, *argv)
+    assert rc == 2
+    _one_line_error(err, argv[0])
+    assert needle in err
+
+
+def test_ingest_directory(capsys, tmp_path, shared_data):
+    target = tmp_path / "points.csv"
+    src = str(shared_data / "inferencemax" / "agentx_agg_mi355x_kimik2.7")
+    rc, _, err = run(capsys, "ingest", src, "-o", str(target))
+    assert rc == 0
+    points = pd.read_csv(target)
+    assert len(points) > 0
+    assert set(points["hardware_id"]) == {"mi355x"}
+    assert "wrote" in err
+    rc, _, err = run(capsys, "ingest", src, "-o", str(target))
+    assert rc == 2
+    _one_line_error(err, "ingest")
+    assert "--force" in err
+    rc, _, _ = run(capsys, "ingest", src, "-o", str(target), "--force")
+    assert rc == 0
+
+
+def test_ingest_to_stdout_and_missing_path(capsys, tmp_path, shared_data):
+    f = next((shared_data / "inferencemax" / "fixed_seq_agg_mi355x_kimik2.5").glob("agg_*1k1k*.json"))
+    rc, out, _ = run(capsys, "ingest", str(f), "--format", "json")
+    assert rc == 0
+    assert json.loads(out)[0]["hardware_id"] == "mi355x"
+    rc, _, err = run(capsys, "ingest", str(tmp_path / "nope"))
+    assert rc == 2
+    _one_line_error(err, "ingest")
+
+
+def test_report_command(capsys, tmp_path):
+    target = tmp_path / "r"
+    rc, out, _ = run(capsys, "report", "-o", str(target), "--model", "deepseek-r1", "--hardware", "b200", "-q")
+    assert rc == 0
+    assert out.strip() == str(target / "index.html")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a.txt").write_text("x")
+    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "other"), "--model", "deepseek-r1",
+                     "--hardware", "b200", "-q")
+    assert rc == 2
+    _one_line_error(err, "report")
+    assert (tmp_path / "other" / "a.txt").exists()

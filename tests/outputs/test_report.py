@@ -1,0 +1,320 @@
+"""``tokenomics report``: files written, self-contained HTML, headline recomputed, safe overwrite."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.outputs import report
+from tokenomics.outputs.compare import reference_curve
+from tokenomics.outputs.report import MARKER, ReportOptions, write_report
+
+# measured DeepSeek-R1 1k/1k points are bundled for B200: no roofline projection needed, fast
+SMALL = ReportOptions(models=("deepseek-r1",), hardware=("b200",))
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("rep") / "report"
+    write_report(target, SMALL, progress=False)
+    return target
+
+
+def test_files_written(out):
+    names = {p.name for p in out.iterdir()}
+    for stem in ("pareto", "cost_vs_interactivity", "margin_vs_utilization", "margin_heatmap", "tornado"):
+        assert f"{stem}_deepseek-r1.png" in names
+    assert "tco_breakdown.png" in names
+    for table in ("headline", "curve_points", "cost_curves", "margin_vs_utilization", "margin_grid",
+                  "sensitivity", "tco", "assumptions", "sources", "skipped"):
+        assert f"{table}.csv" in names
+    assert {"index.html", MARKER} <= names
+    for png in out.glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.stat().st_size < 400_000
+
+
+def test_html_self_contained_with_assumptions_and_sources(out):
+    page = (out / "index.html").read_text(encoding="utf-8")
+    srcs = re.findall(r'src="([^"]*)"', page)
+    assert len(srcs) == 6  # five charts of the model and the TCO breakdown
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert "<link" not in page
+    assert "<script" not in page
+    assert ">Assumptions<" in page
+    assert ">Sources<" in page
+    sources = pd.read_csv(out / "sources.csv")
+    # every catalog source used is listed: hardware spec, TCO inputs and profile, price, curve points
+    cats = set(sources["category"])
+    assert {"hardware spec", "TCO inputs", "TCO profile", "model architecture", "curve points (measured)"} <= cats
+    assert any(c.startswith("API price") for c in cats)
+    for src in sources["source"].dropna().unique():
+        assert _escape(src) in page, src
+    assumptions = pd.read_csv(out / "assumptions.csv")
+    assert "utilization_frac" in set(assumptions["assumption"])
+    assert "license fee" in set(assumptions["assumption"])
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+class _TableParser(HTMLParser):
+    """Collect the cell texts of the table with a given id."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id, self.inside, self.rows, self.cell = table_id, False, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and dict(attrs).get("id") == self.table_id:
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append([])
+        elif self.inside and tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.inside = False
+        elif self.inside and tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def _headline_cells(out: Path) -> list[list[str]]:
+    parser = _TableParser("headline")
+    parser.feed((out / "index.html").read_text(encoding="utf-8"))
+    return parser.rows
+
+
+def test_headline_table_recomputes_from_csv(out):
+    rows = _headline_cells(out)
+    head = pd.read_csv(out / "headline.csv")
+    assert rows[0][0] == "model"
+    body = rows[1:]
+    assert len(body) == len(head) == 1
+    # the HTML shows the CSV's numbers
+    assert body == report.headline_cells(head)
+    r = head.iloc[0]
+    # ... and the CSV's numbers satisfy the chain's formulas, recomputed here by hand
+    q = r.throughput_tok_per_s_per_gpu * 3600 * r.utilization_frac / 1e6  # Mtok per GPU-hour
+    cost = r.cost_usd_per_gpu_hour / q
+    # default ISL/OSL 8192/1024: 8 of 9 tokens are input (no cache hits by default)
+    price = 8 / 9 * r.input_usd_per_mtok + 1 / 9 * r.output_usd_per_mtok
+    margin = 1 - r.license_fee_frac - cost / price
+    u_star = r.cost_usd_per_gpu_hour / (price * (1 - r.license_fee_frac) * r.throughput_tok_per_s_per_gpu * 3600 / 1e6)
+    assert r.cost_usd_per_mtok == pytest.approx(cost, rel=1e-12)
+    assert r.blended_price_usd_per_mtok == pytest.approx(price, rel=1e-12)
+    assert r.gross_margin_frac == pytest.approx(margin, rel=1e-12)
+    assert r.breakeven_utilization_frac == pytest.approx(u_star, rel=1e-12)
+    cells = dict(zip(rows[0], body[0], strict=True))
+    assert cells["cost [USD/Mtok]"] == f"{cost:.3f}"
+    assert cells["gross margin [%]"] == f"{margin:.1%}"
+    assert cells["break-even utilization [%]"] == f"{u_star:.1%}"
+    assert cells["TCO [USD/GPU-hour]"] == f"{tk.tco('b200', 'hyperscaler').usd_per_gpu_hour:.2f}"
+
+
+def test_headline_throughput_read_off_measured_curve(out):
+    head = pd.read_csv(out / "headline.csv")
+    pts = tk.curves(model="deepseek-r1", hardware="b200", kind="measured", workload="8k/1k")
+    # the one bundled serving configuration whose measured points cover 50 tok/s/user
+    pts = pts[(pts["precision"] == "fp8") & (pts["framework"] == "dynamo-sglang")]
+    curve = tk.ThroughputCurve.from_points(pts)
+    assert head["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(float(curve.throughput_at(50.0)))
+    assert head["curve_kind"].iloc[0] == "measured"
+
+
+def test_defaults_stated():
+    opts = ReportOptions()
+    assert opts.models == ("deepseek-r1", "gpt-oss-120b")
+    assert opts.utilization_frac == 0.6
+    assert opts.tco_basis == "itemised"
+    assert opts.tco_profile == "hyperscaler"
+    assert (opts.isl_tokens, opts.osl_tokens) == (8192.0, 1024.0)
+    assert tk.model("deepseek-r1").open_weights
+    assert report.default_license_fee_frac("deepseek-r1") == 0.0
+
+
+def test_licensed_model_default_fee(monkeypatch):
+    from tokenomics import catalog
+
+    real = catalog.model("deepseek-r1")
+    closed = real.model_copy(update={"open_weights": False})
+    monkeypatch.setattr(catalog, "model", lambda name: closed)
+    assert report.default_license_fee_frac("deepseek-r1") == 0.30
+
+
+def test_percent_option_rejected():
+    with pytest.raises(ValueError, match="percent"):
+        ReportOptions(utilization_frac=60)
+    with pytest.raises(ValueError, match="percent"):
+        ReportOptions(license_fee_frac=30)
+    with pytest.raises(KeyError, match="closest"):
+        ReportOptions(hardware=("b2000",))
+
+
+@pytest.mark.parametrize(
+    ("fields", "needle", "listed"),
+    [
+        ({"tco_basis": "published", "tco_vintage": "2026-13"}, "published TCO vintage '2026-13'",
+         ("2025-08", "2026-07", "2026-09")),
+        ({"tco_basis": "published", "tco_tier": "foo"}, "published TCO tier 'foo'",
+         ("hyperscaler", "neocloud", "rental", "internal")),
+        # both names exist, but the 2026-09 set has no neocloud figure
+        ({"tco_basis": "published", "tco_vintage": "2026-09", "tco_tier": "neocloud"}, "has no tier",
+         ("hyperscaler", "internal", "rental")),
+        ({"tco_profile": "hyperscalr"}, "TCO profile 'hyperscalr'", ("hyperscaler", "neocloud", "rental")),
+    ],
+)
+def test_tco_names_validated_up_front(fields, needle, listed):
+    # the options object refuses them: nothing of the chain runs, no list of skipped systems
+    with pytest.raises(KeyError) as info:
+        ReportOptions(models=("deepseek-r1",), **fields)
+    msg = str(info.value.args[0])
+    assert needle in msg
+    assert "[{" not in msg
+    for name in listed:  # the message lists what is valid
+        assert name in msg
+
+
+def test_progress_counts_candidate_and_evaluated_systems():
+    said: list[str] = []
+    # tpu-v5e has no itemised TCO and DeepSeek-R1 does not fit on one H100 node: 1 of 2 evaluated
+    rep = report.build_report(
+        ReportOptions(models=("deepseek-r1",), hardware=("b200", "tpu-v5e", "h100-sxm")), step=said.append
+    )
+    assert len(rep.tables["headline"]) == 1
+    assert "deepseek-r1: curves, cost and margin on 2 candidate systems" in said
+    assert any(m.startswith("deepseek-r1: evaluated on 1 of 2 candidate systems") for m in said)
+
+
+def test_headline_cells_sorted_by_model_then_cost():
+    head = pd.DataFrame({
+        "model_id": ["m-b", "m-a", "m-b", "m-a"],
+        "hardware_id": ["h1", "h1", "h2", "h2"],
+        "curve_kind": ["measured"] * 4,
+        "cost_usd_per_mtok": [0.5, 0.9, 0.2, 0.1],
+    })
+    cells = report.headline_cells(head)
+    order = [(c[0], c[1]) for c in cells]
+    assert order == [("m-a", "h2"), ("m-a", "h1"), ("m-b", "h2"), ("m-b", "h1")]
+
+
+def test_headline_html_rows_sorted(out):
+    body = _headline_cells(out)[1:]
+    head = pd.read_csv(out / "headline.csv")
+    keys = [(r[0], float(r[6].split()[0])) for r in body]
+    assert keys == sorted(keys)
+    assert list(head["model_id"]) == sorted(head["model_id"])
+
+
+def test_assumptions_state_the_fee_applied_per_model(out):
+    rows = pd.read_csv(out / "assumptions.csv").set_index("assumption")
+    applied = rows.loc["license fee applied to deepseek-r1"]
+    assert float(applied["value"]) == 0.0  # DeepSeek-R1 has open weights
+    assert "open weights" in applied["note"]
+    assert "0.30 for licensed models" in applied["note"]
+    assert "--license-fee" in applied["note"]
+    given = report._assumptions(ReportOptions(models=("deepseek-r1",), license_fee_frac=0.2),
+                                pd.DataFrame({"hardware_id": ["b200"]})).set_index("assumption")
+    assert given.loc["license fee applied to deepseek-r1", "value"] == "0.2"
+    assert "given" in given.loc["license fee applied to deepseek-r1", "note"]
+
+
+def test_measured_headline_rows_have_no_band(out):
+    head = pd.read_csv(out / "headline.csv")
+    for col in ("throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
+                "cost_low_usd_per_mtok", "cost_high_usd_per_mtok"):
+        assert head[col].isna().all()
+    cell = _headline_cells(out)[1][6]
+    assert "(" not in cell
+
+
+def test_refuses_foreign_nonempty_dir_and_force(tmp_path):
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("keep me")
+    with pytest.raises(FileExistsError, match="--force"):
+        write_report(target, SMALL, progress=False)
+    assert (target / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no temporary left behind
+    write_report(target, SMALL, force=True, progress=False)
+    assert not (target / "notes.txt").exists()
+    assert (target / "index.html").is_file()
+    # a directory the report wrote itself is replaced without --force
+    first = (target / "headline.csv").stat().st_mtime_ns
+    write_report(target, SMALL, progress=False)
+    assert (target / "headline.csv").stat().st_mtime_ns >= first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_target_is_a_file(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(FileExistsError, match="not a directory"):
+        write_report(f, SMALL, progress=False)
+
+
+def test_failure_leaves_nothing(tmp_path, monkeypatch):
+    def boom(_):
+        raise RuntimeError("chart failed")
+
+    monkeypatch.setattr(report, "_charts", boom)
+    with pytest.raises(RuntimeError, match="chart failed"):
+        write_report(tmp_path / "r", SMALL, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_margin_grid_and_sensitivity_consistent(out):
+    grid = pd.read_csv(out / "margin_grid.csv")
+    head = pd.read_csv(out / "headline.csv").iloc[0]
+    # grid point at the headline's utilization and license fee equals the headline margin
+    at = grid[np.isclose(grid["utilization_frac"], 0.6) & np.isclose(grid["license_fee_frac"], 0.0)]
+    assert len(at) == 1
+    assert at["gross_margin_frac"].iloc[0] == pytest.approx(head.gross_margin_frac)
+    sens = pd.read_csv(out / "sensitivity.csv")
+    assert sens["base_gross_margin_frac"].iloc[0] == pytest.approx(head.gross_margin_frac)
+
+
+@pytest.mark.slow
+def test_projected_hardware_has_band(tmp_path):
+    """No points are bundled at ISL/OSL 2048/512: the curve is the roofline projection."""
+    with pytest.raises(ValueError, match="no bundled curve points"):
+        tk.curves(model="deepseek-r1", hardware="gb200", workload="2k/512")
+    rep = report.build_report(ReportOptions(models=("deepseek-r1",), hardware=("gb200",), isl_tokens=2048,
+                                            osl_tokens=512))
+    cost = rep.tables["cost_curves"]
+    assert set(cost["kind"]) == {"projected"}
+    assert (cost["cost_low_usd_per_mtok"] <= cost["cost_usd_per_mtok"]).all()
+    assert (cost["cost_usd_per_mtok"] <= cost["cost_high_usd_per_mtok"]).all()
+    # the headline row carries the projection's band: a constant multiple of the central value
+    head = rep.tables["headline"].iloc[0]
+    assert head["curve_kind"] == "projected"
+    _, points = reference_curve("deepseek-r1", "gb200", isl_tokens=2048, osl_tokens=512,
+                                    interactivity_tok_per_s_per_user=50.0)
+    mid = points["throughput_tok_per_s_per_gpu"]
+    low = float(np.median(points["throughput_low_tok_per_s_per_gpu"] / mid))
+    high = float(np.median(points["throughput_high_tok_per_s_per_gpu"] / mid))
+    assert low < 1 < high
+    t = head["throughput_tok_per_s_per_gpu"]
+    assert head["throughput_low_tok_per_s_per_gpu"] == pytest.approx(t * low)
+    assert head["throughput_high_tok_per_s_per_gpu"] == pytest.approx(t * high)
+    # cost is inversely proportional to throughput: the low cost goes with the high throughput
+    assert head["cost_low_usd_per_mtok"] == pytest.approx(head["cost_usd_per_mtok"] / high)
+    assert head["cost_high_usd_per_mtok"] == pytest.approx(head["cost_usd_per_mtok"] / low)
+    cell = report.headline_cells(rep.tables["headline"])[0][6]
+    assert cell == (f"{head['cost_usd_per_mtok']:.3f} "
+                    f"({head['cost_low_usd_per_mtok']:.3f}-{head['cost_high_usd_per_mtok']:.3f})")
