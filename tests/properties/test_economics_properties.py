@@ -6,6 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.properties import strategies as strat
 from tokenomics.cost.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 from tokenomics.economics import (
     breakeven_cost_usd_per_gpu_hour,
@@ -18,15 +19,15 @@ from tokenomics.economics import (
     profit_usd_per_gpu_hour,
 )
 
-cost = st.floats(0.05, 50.0)
-tput = st.floats(1.0, 1e5)
-util = st.floats(0.01, 1.0)
-price = st.floats(0.01, 100.0)
-frac = st.floats(0.0, 0.95)
-royalty = st.floats(0.0, 1.0)
-fixed = st.floats(0.0, 2.0)
-factor = st.floats(0.1, 10.0)
-target = st.floats(-1.0, 0.9)
+cost = strat.costs
+tput = strat.throughputs
+util = strat.utilizations
+price = strat.prices
+frac = strat.license_fees
+royalty = strat.royalties
+fixed = strat.fixed_fees
+factor = strat.scale_factors
+target = strat.target_margins
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -50,11 +51,11 @@ def test_cost_inverse_in_throughput_and_utilization(k, t, u, a):
     cost,
     tput,
     util,
-    st.floats(0.0, 1.0),
-    st.floats(0.0, 1.0),
-    st.floats(1.0, 1e5),
-    st.floats(1.0, 1e5),
-    st.floats(0.0, 1.0),
+    strat.fractions,
+    strat.fractions,
+    strat.throughputs,
+    strat.throughputs,
+    strat.fractions,
     price,
     price,
     st.sampled_from(["gpu_time", "price"]),
@@ -164,7 +165,7 @@ def test_scalar_array_series_agree(rows):
 
 
 @SETTINGS
-@given(st.floats(0.0, 1e6), st.floats(0.0, 0.5), st.floats(0.5, 10.0), st.floats(0.0, 1.0))
+@given(strat.capexes, strat.capital_rates, strat.lives_years, strat.fractions)
 def test_annuity_at_least_straight_line(c, r, n, res):
     a = annuity_usd_per_year(c, r, n, res)
     sl = straight_line_depreciation_usd_per_year(c, n, res)

@@ -7,14 +7,11 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.properties import strategies as strat
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
 
-coord = st.floats(min_value=0.5, max_value=1e4, allow_nan=False, allow_infinity=False)
-# small integer grids produce many ties and exact duplicates
-tie_coord = st.integers(min_value=1, max_value=6).map(float)
-points = st.lists(st.tuples(coord, coord), min_size=1, max_size=60) | st.lists(
-    st.tuples(tie_coord, tie_coord), min_size=1, max_size=60)
+points = strat.curve_points()
 
 
 def _dominates(a: tuple[float, float], b: tuple[float, float]) -> bool:

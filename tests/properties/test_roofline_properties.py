@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenomics as tk
+from tests.properties import strategies as strat
 from tokenomics.perf import RooflineFactors, ServingConfig, decode_step_time_s, roofline_points
 
 MODELS = ["llama-3.3-70b", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b"]
@@ -26,8 +27,8 @@ def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
     hw=st.sampled_from(HARDWARE),
     tp=st.sampled_from([4, 8]),
     dpa=st.booleans(),
-    batch=st.floats(1.0, 512.0),
-    scale=st.floats(1.01, 4.0),
+    batch=strat.batch_sizes,
+    scale=strat.growth_factors,
 )
 def test_more_bandwidth_is_never_slower(model: str, hw: str, tp: int, dpa: bool, batch: float, scale: float) -> None:
     base = tk.hardware(hw)
