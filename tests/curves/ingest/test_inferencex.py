@@ -234,7 +234,8 @@ def test_hardware_variant_is_not_collapsed_to_the_base_chip() -> None:
         ("nvidia/DeepSeek-R1-0528-FP4", ("deepseek-r1", True)),
         ("/models/models--openai--gpt-oss-120b/snapshots/b5c9/", ("gpt-oss-120b", True)),
         ("moonshotai/Kimi-K2.5", ("kimi-k2.5", True)),
-        ("amd/Kimi-K2.7-Code-MXFP4", ("kimi-k2.7-code", False)),
+        ("amd/Kimi-K2.7-Code-MXFP4", ("kimi-k2.7", True)),
+        ("amd/Kimi-K9-Code-MXFP4", ("kimi-k9-code", False)),
     ],
 )
 def test_model_policy(name: str, expected: tuple[str, bool]) -> None:
