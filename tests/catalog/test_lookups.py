@@ -10,7 +10,7 @@ import tokenomics as tk
 NAMES = [
     ("kimi-k2.7", "kimi-k2.7"),
     ("Kimi K2.7 Code", "kimi-k2.7"),
-    ("amd/Kimi-K2.7-Code-MXFP4".split("/")[1].removesuffix("-MXFP4"), "kimi-k2.7"),
+    ("Kimi-K2.7-Code", "kimi-k2.7"),
     ("kimik2.7", "kimi-k2.7"),
 ]
 
