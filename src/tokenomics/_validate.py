@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_ALNUM = re.compile(r"[\W_]+")
 
 
 def normalize_name(name: str) -> str:
     """Return a lookup key that ignores case, spaces and punctuation.
+
+    The name is first put in Unicode NFKC form, so full-width and other compatibility
+    characters count as the ASCII ones they stand for (``"ｋｉｍｉ-ｋ２.５"`` is ``"kimi-k2.5"``);
+    then case is folded and everything but letters and digits (of any script) is dropped. A
+    letter or digit is never dropped, so ``"kimi-k2.５"`` can only match ``kimi-k2.5``.
 
     Parameters
     ----------
@@ -29,14 +35,16 @@ def normalize_name(name: str) -> str:
     Returns
     -------
     str
-        Lower-case alphanumeric key, e.g. ``"gb200nvl72"``.
+        Case-folded alphanumeric key, e.g. ``"gb200nvl72"``.
 
     Examples
     --------
     >>> normalize_name("GB200 NVL-72")
     'gb200nvl72'
+    >>> normalize_name("kimi-k2.\uff15")
+    'kimik25'
     """
-    return _NON_ALNUM.sub("", str(name).lower())
+    return _NON_ALNUM.sub("", unicodedata.normalize("NFKC", str(name)).casefold())
 
 
 def unknown_name_error(
@@ -112,7 +120,11 @@ def check_range(
         Naming the field, the first offending value (and its position for arrays) and the
         allowed range.
     """
-    arr = _as_float_array(value)
+    try:
+        arr = _as_float_array(value)
+    except (TypeError, ValueError):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise ValueError(f"{name}={shown} is not a number (or array of numbers)") from None
     flat = arr.ravel()
     bad = np.zeros(flat.shape, dtype=bool)
     nan = np.isnan(flat)

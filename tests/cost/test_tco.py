@@ -80,13 +80,28 @@ def test_pue_applied_once_and_not_to_facility_power():
     )
 
 
-def test_facility_power_fallback_without_pue():
+def test_facility_power_fallback_derives_it_power_at_the_profile_pue():
     hw = tk.hardware("gb200").model_copy(update={"it_power_kw_per_accelerator": None})
-    inputs = {k: v for k, v in HAND.items() if k != "it_power_kw_per_accelerator"}
+    inputs = {k: v for k, v in HAND.items() if k not in ("it_power_kw_per_accelerator", "pue")}
+    ref_pue = tk.tco_profile("hyperscaler").pue
+    # at the profile's own PUE the electricity bill is the all-in facility figure, no PUE again
     r = tk.tco(hw, facility_power_kw_per_accelerator=2.4, **inputs)
-    assert r.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 * 0.08)  # no PUE again
-    assert r.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(2.4 / 1.2 * 150 / 730)
-    assert any("PUE not applied again" in n for n in r.notes)
+    assert r.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 * 0.08)
+    assert r.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(2.4 / ref_pue * 150 / 730)
+    assert any("derived from the catalog's all-in facility power" in n for n in r.notes)
+    # a PUE override scales the derived IT power; colocation stays on IT kW
+    worse = tk.tco(hw, facility_power_kw_per_accelerator=2.4, pue=1.5, **inputs)
+    assert worse.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 / ref_pue * 1.5 * 0.08)
+    assert worse.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(
+        r.breakdown_usd_per_gpu_hour["colocation"])
+    assert worse.usd_per_gpu_hour > r.usd_per_gpu_hour
+
+
+@pytest.mark.parametrize("hw", ["b300", "mi300x", "mi325x", "mi355x", "tpu-v7"])
+def test_tco_rises_with_pue_for_facility_power_systems(hw):
+    # these systems carry only an all-in facility figure; a worse PUE used to lower their TCO
+    costs = [tk.tco(hw, pue=p).usd_per_gpu_hour for p in (1.0, 1.1, 1.5, 2.0)]
+    assert costs == sorted(costs) and costs[0] < costs[-1]
 
 
 def test_rental_is_owner_cost_plus_markup():

@@ -105,12 +105,15 @@ def test_curve_nan_input_raises_naming_the_argument(extrapolate: str) -> None:
 
 def test_curve_out_of_range_modes() -> None:
     c = ThroughputCurve(KX, KY)
-    assert np.isnan(c.throughput_at(5.0))
+    # a target below the lowest knot is met by serving faster: the lowest knot's throughput
+    assert c.throughput_at(5.0) == c.throughput_at(KX[0]) == KY[0]
+    assert c.can_meet(5.0) and not c.can_meet(101.0)
     assert not c.in_range(5.0)
     assert c.in_range(10.0)
     np.testing.assert_array_equal(c.in_range(np.array([5.0, 50.0, 101.0])), [False, True, False])
-    with pytest.raises(ValueError, match="outside the measured range"):
+    with pytest.raises(ValueError, match="above the highest measured"):
         c.throughput_at([50.0, 200.0], extrapolate="raise")
+    assert c.throughput_at(5.0, extrapolate="raise") == KY[0]
     assert c.throughput_at(200.0, extrapolate="clip") == 300.0
     assert c.throughput_at(1.0, extrapolate="clip") == 4000.0
     with pytest.raises(ValueError, match="extrapolate"):

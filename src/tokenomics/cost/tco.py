@@ -22,9 +22,11 @@ IT power (chip TDP plus CPU, memory, NICs, switches and fans), *before* PUE; the
 ``it_power_kw * pue`` and that is what the electricity bill and the per-MW figures use. PUE is
 applied exactly once. Chip TDP is never used as the power figure. Colocation rent is charged per
 kW of critical IT load, as the CBRE market figures are quoted. When a system has no IT-power
-figure, the catalog's all-in facility power (which already includes facility overhead) is used
-for electricity *without* a PUE factor, and IT power for colocation is taken as
-``facility_power / pue``; the result's ``notes`` say so.
+figure, IT power is derived once from the catalog's all-in facility power (which already
+includes a facility overhead) at the profile's own PUE, ``it_kw = facility_kw / profile.pue``,
+and then charged like any IT power; at the profile's PUE the electricity bill equals the all-in
+figure, and a ``pue=`` override scales it. So for every system TCO is non-decreasing in PUE,
+electricity price and capex. The result's ``notes`` say which figure was used.
 
 Power is charged at provisioned IT power for every hour (as capacity is contracted), not at
 measured draw.
@@ -388,6 +390,8 @@ def tco(
     ------
     KeyError
         Unknown hardware, profile, vintage, tier or override name (close matches listed).
+    TypeError
+        ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
     ValueError
         An override outside its range (percent hint for fractions), an unknown basis, or a
         system with neither IT nor facility power (give ``it_power_kw_per_accelerator=``).
@@ -403,7 +407,15 @@ def tco(
     """
     from tokenomics import catalog
 
-    hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+    if isinstance(hardware, str):
+        hw = catalog.hardware(hardware)
+    elif isinstance(hardware, catalog.Hardware):
+        hw = hardware
+    else:
+        raise TypeError(
+            f"hardware must be a hardware id or alias (str) or a Hardware entry, got "
+            f"{type(hardware).__name__} {hardware!r}"
+        )
     _validate_overrides(overrides)
     n_sys = int(overrides.get("accelerators_per_system", hw.accelerators_per_system))
     if basis == "published":
@@ -439,7 +451,15 @@ def tco(
     if basis != "itemised":
         raise ValueError(f"basis={basis!r} is not one of 'itemised', 'published'")
 
-    prof = catalog.tco_profile(profile) if isinstance(profile, str) else profile
+    if isinstance(profile, str):
+        prof = catalog.tco_profile(profile)
+    elif isinstance(profile, catalog.TcoProfile):
+        prof = profile
+    else:
+        raise TypeError(
+            f"profile must be a profile name (str) or a TcoProfile entry, got "
+            f"{type(profile).__name__} {profile!r}"
+        )
     inp = catalog.tco_inputs(hw.hardware_id)
     life = inp.economic_life_years
     inputs: dict[str, float] = {
@@ -473,14 +493,17 @@ def tco(
             f"power: IT {it_kw:.4g} kW/accelerator x PUE {pue:g} = facility {facility:.4g} kW; colocation on IT kW"
         )
     elif fac_kw is not None:
-        # facility power already includes PUE: electricity = facility * price exactly. Passing
-        # IT = facility / PUE with the same PUE gives that, and IT load for colocation.
-        facility = float(fac_kw)
-        it_kw = facility / pue
+        # the all-in facility figure already includes a facility overhead: IT power is derived
+        # from it once, at the profile's own PUE, and is then charged like any IT power
+        # (electricity on IT x PUE, colocation on IT kW), so a worse PUE never lowers the TCO
+        reference_pue = float(prof.pue)
+        it_kw = float(fac_kw) / reference_pue
+        facility = it_kw * pue
         notes.append(
-            f"power: no IT power for {hw.hardware_id}; the catalog's all-in facility power "
-            f"{facility:.4g} kW/accelerator is charged as is (PUE not applied again); colocation "
-            f"on {it_kw:.4g} kW = facility / PUE {pue:g}"
+            f"power: no IT power for {hw.hardware_id}; IT {it_kw:.4g} kW/accelerator derived from "
+            f"the catalog's all-in facility power {float(fac_kw):.4g} kW / the {prof.profile_id} "
+            f"profile's PUE {reference_pue:g}; x PUE {pue:g} = facility {facility:.4g} kW; "
+            "colocation on IT kW"
         )
     else:
         raise ValueError(

@@ -5,8 +5,16 @@ between them with a piecewise-cubic Hermite interpolant (``scipy.interpolate.Pch
 in **log-log space**: ``log(throughput)`` as a function of ``log(interactivity)``. PCHIP keeps
 the monotonicity of the knots, so between two knots the curve stays between their values, and
 the back-transform ``exp`` keeps every value strictly positive: no overshoot, never below zero.
-Outside the measured interactivity range the curve returns NaN (flagged by
-:meth:`ThroughputCurve.in_range`) unless asked to raise or clip.
+
+Target rule (a curve answers "what throughput per GPU can serve users at *at least* this
+interactivity?"): serving faster than asked meets the target, so a target below the frontier's
+lowest interactivity is met at the throughput of that lowest-interactivity point (the frontier's
+highest throughput), never NaN. Above the highest measured interactivity nothing is known to
+meet the target: NaN by default (see :meth:`ThroughputCurve.can_meet`), or raise or clip on
+request. The inverse is symmetric: a throughput below the lowest knot throughput is met at the
+highest measured interactivity. Consequently adding a measurement that dominates earlier ones
+never makes the curve undefined where it was defined: the highest measured interactivity can
+only grow.
 
 :func:`cost_curve` turns a curve and a $/GPU-hour into cost per million tokens vs interactivity
 with :mod:`tokenomics.economics`.
@@ -249,6 +257,30 @@ class ThroughputCurve:
             return pd.Series(inside, index=interactivity_tok_per_s_per_user.index)
         return bool(inside) if np.ndim(inside) == 0 else inside
 
+    def can_meet(self, interactivity_tok_per_s_per_user: Any) -> Any:
+        """Return True where an interactivity target can be met (``0 < x <= highest knot``).
+
+        A target below the lowest knot is met by serving faster than asked, at the lowest
+        knot's throughput (see the module's target rule); :meth:`throughput_at` is finite
+        exactly where this is True.
+
+        Parameters
+        ----------
+        interactivity_tok_per_s_per_user : float, array_like or pandas.Series
+            Interactivity target [tok/s/user].
+
+        Returns
+        -------
+        bool, numpy.ndarray of bool or pandas.Series of bool
+            Same container as the input; NaN cannot be met.
+        """
+        x = _as_array(interactivity_tok_per_s_per_user)
+        with np.errstate(invalid="ignore"):
+            ok = (x > 0) & (x <= self._x[-1])
+        if isinstance(interactivity_tok_per_s_per_user, pd.Series):
+            return pd.Series(ok, index=interactivity_tok_per_s_per_user.index)
+        return bool(ok) if np.ndim(ok) == 0 else ok
+
     def _inverse_log(self, log_y: np.ndarray) -> np.ndarray:
         """Solve ``fwd(log x) = log_y`` by vectorised bisection (``fwd`` is decreasing)."""
         assert self._fwd is not None
@@ -270,15 +302,17 @@ class ThroughputCurve:
         check_positive(name, values if isinstance(values, pd.Series) else v)
         lo, hi = knots_x[0], knots_x[-1]
         with np.errstate(invalid="ignore"):
-            outside = (v < lo) | (v > hi)
+            outside = v > hi
         if extrapolate == "raise" and np.any(outside):
             bad = v[outside].ravel()[0]
             raise ValueError(
-                f"{name}={bad!r} is outside the measured range [{lo!r}, {hi!r}] of this curve; "
-                "use extrapolate='nan' or 'clip'"
+                f"{name}={bad!r} is above the highest measured value {hi!r} of this curve "
+                f"(measured range [{lo!r}, {hi!r}]); nothing measured meets it; use "
+                "extrapolate='nan' or 'clip'"
             )
-        if extrapolate == "clip":
-            v = np.clip(v, lo, hi)
+        # target rule: a target below the lowest knot is met at that knot (serving faster than
+        # asked, or at a higher throughput than asked, meets the target)
+        v = np.clip(v, lo, hi) if extrapolate == "clip" else np.maximum(v, lo)
         out = np.full(v.shape, np.nan)
         ok = np.isfinite(v) & (v >= lo) & (v <= hi)
         if interp is None:
@@ -301,8 +335,9 @@ class ThroughputCurve:
         interactivity_tok_per_s_per_user : float, array_like or pandas.Series
             Interactivity [tok/s/user], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
-            Outside the measured range: NaN (default; see :meth:`in_range`), raise
-            ``ValueError``, or clip to the end knots.
+            Above the highest measured interactivity: NaN (default; see :meth:`can_meet`),
+            raise ``ValueError``, or clip to the last knot. Below the lowest knot the target
+            is met at the lowest knot's throughput in every mode (the module's target rule).
 
         Returns
         -------
@@ -330,7 +365,8 @@ class ThroughputCurve:
         throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
             Throughput [tok/s/GPU], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
-            Outside the measured throughput range: NaN, raise, or clip.
+            Above the highest knot throughput: NaN, raise, or clip. Below the lowest knot
+            throughput the highest measured interactivity is returned (the target rule).
 
         Returns
         -------
@@ -376,8 +412,9 @@ def cost_curve(
     utilization_frac : float
         Busy fraction of paid hours, in (0, 1].
     interactivity_tok_per_s_per_user : array_like, optional
-        Where to evaluate [tok/s/user]; default the curve's knots. Points outside the measured
-        range are dropped from the table (never extrapolated).
+        Where to evaluate [tok/s/user]; default the curve's knots. Targets above the highest
+        measured interactivity are dropped from the table (never extrapolated); targets below
+        the lowest are met at the lowest knot's throughput (the module's target rule).
     input_share_frac : float, optional
         Input share of all tokens, for the split; default ``ISL / (ISL + OSL)`` when the curve's
         points have one ISL/OSL.
@@ -417,7 +454,7 @@ def cost_curve(
         x = curve.points[_X].to_numpy(dtype=float) if _X in curve.points else np.array([lo, hi])
     else:
         x = _as_array(interactivity_tok_per_s_per_user).ravel()
-    x = x[curve.in_range(x)]
+    x = x[curve.can_meet(x)]
     tput = np.asarray(curve.throughput_at(x), dtype=float)
     out = pd.DataFrame({_X: x, _Y: tput})
     out["total_usd_per_mtok"] = cost_per_mtok(rate, tput, utilization_frac)
