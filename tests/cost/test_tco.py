@@ -101,7 +101,8 @@ def test_facility_power_fallback_derives_it_power_at_the_profile_pue():
 def test_tco_rises_with_pue_for_facility_power_systems(hw):
     # these systems carry only an all-in facility figure; a worse PUE used to lower their TCO
     costs = [tk.tco(hw, pue=p).usd_per_gpu_hour for p in (1.0, 1.1, 1.5, 2.0)]
-    assert costs == sorted(costs) and costs[0] < costs[-1]
+    assert costs == sorted(costs)
+    assert costs[0] < costs[-1]
 
 
 def test_rental_is_owner_cost_plus_markup():

@@ -107,7 +107,8 @@ def test_curve_out_of_range_modes() -> None:
     c = ThroughputCurve(KX, KY)
     # a target below the lowest knot is met by serving faster: the lowest knot's throughput
     assert c.throughput_at(5.0) == c.throughput_at(KX[0]) == KY[0]
-    assert c.can_meet(5.0) and not c.can_meet(101.0)
+    assert c.can_meet(5.0)
+    assert not c.can_meet(101.0)
     assert not c.in_range(5.0)
     assert c.in_range(10.0)
     np.testing.assert_array_equal(c.in_range(np.array([5.0, 50.0, 101.0])), [False, True, False])
