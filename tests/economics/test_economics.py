@@ -300,3 +300,63 @@ def test_public_names_exported():
     for name in ("cost_per_mtok", "gross_margin_frac", "Scenario", "sweep", "tco", "TokenMix"):
         assert hasattr(tk, name)
         assert name in tk.__all__
+
+
+# --- containers: dask and xarray stay lazy and labelled; no inf or NaN out ------------------------
+
+
+def test_finite_result_guard_names_the_fields():
+    with pytest.raises(ValueError, match=r"cost_usd_per_mtok is not finite.*cost_usd_per_gpu_hour=1e\+300"):
+        tk.cost_per_mtok(1e300, 1e-300, 1e-300)
+    with pytest.raises(ValueError, match="gross_margin_frac is not finite"):
+        gross_margin_frac(1e-300, 1e-300, 1e-300, 1e300)
+    with pytest.raises(ValueError, match="position 1"):
+        profit_usd_per_gpu_hour(np.array([2.0, 1e300]), np.array([1000.0, 1e300]), 1.0, 2.0)
+
+
+def test_dask_input_stays_lazy_and_matches_numpy():
+    da = pytest.importorskip("dask.array")
+    t = np.array([1000.0, 2000.0, 500.0, 4000.0])
+    lazy = da.from_array(t, chunks=2)
+    out = gross_margin_frac(2.0, lazy, 0.5, 2.0, 0.3)
+    assert isinstance(out, da.Array)
+    np.testing.assert_allclose(out.compute(), gross_margin_frac(2.0, t, 0.5, 2.0, 0.3), rtol=1e-15)
+    split = cost_split_per_mtok(2.0, lazy, 0.5, 0.5, prefill_throughput_tok_per_s_per_gpu=8000.0,
+                                decode_throughput_tok_per_s_per_gpu=lazy)
+    assert all(isinstance(x, da.Array) for x in split)
+    be = breakeven_utilization_frac(2.0, lazy, 2.0, on_infeasible="nan")
+    assert isinstance(be, da.Array)
+    # by hand: u* = K / (p * t * 0.0036) = 2 / (2 * 1000 * 0.0036) = 0.2778
+    assert be.compute()[0] == pytest.approx(2.0 / (2.0 * 1000.0 * 0.0036), rel=1e-12)
+
+
+def test_dask_bad_value_raises_on_compute_not_before():
+    da = pytest.importorskip("dask.array")
+    lazy = da.from_array(np.array([1000.0, 0.0]), chunks=1)
+    out = cost_per_mtok(2.0, lazy, 0.5)  # building the graph does not compute
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=0\.0"):
+        out.compute()
+    with pytest.raises(ValueError, match="no utilization"):
+        breakeven_utilization_frac(0.01, da.from_array(np.array([1000.0]), chunks=1), 2.0).compute()
+
+
+def test_xarray_in_xarray_out_with_broadcast_dims():
+    xr = pytest.importorskip("xarray")
+    t = xr.DataArray([1000.0, 2000.0], dims="system", coords={"system": ["a", "b"]})
+    u = xr.DataArray([0.5, 1.0], dims="utilization")
+    out = cost_per_mtok(2.0, t, u)
+    assert isinstance(out, xr.DataArray)
+    assert out.dims == ("system", "utilization")
+    # by hand: 2 / (2000 * 3600 * 1.0 / 1e6) = 0.2778
+    assert float(out.sel(system="b")[1]) == pytest.approx(2.0 / 7.2, rel=1e-12)
+    lazy = cost_per_mtok(2.0, t.chunk({"system": 1}), u)
+    assert lazy.chunks is not None
+    xr.testing.assert_allclose(lazy.compute(), out)
+    with pytest.raises(ValueError, match="unlabeled array"):
+        cost_per_mtok(np.array([1.0, 2.0]), t, 0.5)
+
+
+def test_series_with_dask_is_refused():
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(ValueError, match="Series cannot be combined"):
+        cost_per_mtok(pd.Series([1.0, 2.0]), da.ones(2, chunks=1), 0.5)

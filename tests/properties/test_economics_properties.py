@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from tests.properties import strategies as strat
 from tokenomics.cost.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 from tokenomics.economics import (
+    MIN_RELATIVE_MIX_WEIGHT,
     breakeven_cost_usd_per_gpu_hour,
     breakeven_license_fee_frac,
     breakeven_price_usd_per_mtok,
@@ -69,9 +70,13 @@ def test_split_sums_to_total(k, t, u, s_in, h, pre, dec, ratio, p_in, p_out, rul
         "input_usd_per_mtok": p_in,
         "output_usd_per_mtok": p_out,
     }
-    if s_in * (1 - h) + s_in * h * ratio + (1 - s_in) <= 1e-9:
-        # every token is a cached input and a cached token carries no cost weight: there is
-        # nothing to attribute the spend to, which must be an error, never a silent NaN
+    # class weights of the rule; the split is refused when the classes present in the mix weigh
+    # at most MIN_RELATIVE_MIX_WEIGHT of the largest class (e.g. all cached, ratio ~ 1e-12)
+    w = (1 / pre, ratio / pre, 1 / dec) if rule == "gpu_time" else (p_in, ratio * p_in, p_out)
+    rel = (s_in * (1 - h) * w[0] + s_in * h * w[1] + (1 - s_in) * w[2]) / max(w)
+    assume(abs(rel / MIN_RELATIVE_MIX_WEIGHT - 1) > 1e-6)  # not on the boundary itself
+    if rel <= MIN_RELATIVE_MIX_WEIGHT:
+        # nothing to attribute the spend to: an error, never a silent NaN or a 1e12x cost
         with pytest.raises(ValueError, match="weight 0"):
             cost_split_per_mtok(k, t, u, s_in, h, **kwargs)
         return
@@ -82,6 +87,9 @@ def test_split_sums_to_total(k, t, u, s_in, h, pre, dec, ratio, p_in, p_out, rul
         + (1 - s_in) * s.output_usd_per_mtok
     )
     assert total == pytest.approx(cost_per_mtok(k, t, u), rel=1e-9)
+    assert max(s.input_usd_per_mtok, s.cached_input_usd_per_mtok, s.output_usd_per_mtok) <= s.total_usd_per_mtok / (
+        MIN_RELATIVE_MIX_WEIGHT * 0.999999
+    )
     assert min(s.input_usd_per_mtok, s.cached_input_usd_per_mtok, s.output_usd_per_mtok) >= 0
 
 
@@ -170,3 +178,25 @@ def test_annuity_at_least_straight_line(c, r, n, res):
     a = annuity_usd_per_year(c, r, n, res)
     sl = straight_line_depreciation_usd_per_year(c, n, res)
     assert a >= sl - 1e-9 * max(1.0, c)
+
+
+@SETTINGS
+@given(st.floats(0.0, 1e-6), st.sampled_from(["gpu_time", "price"]))
+def test_split_all_cached_tiny_weight_is_refused_or_bounded(ratio, rule):
+    # regression: ratio=7.3e-12 on an all-cached mix once slipped between the kernel and the test
+    kwargs = {
+        "rule": rule,
+        "prefill_throughput_tok_per_s_per_gpu": 1000.0,
+        "decode_throughput_tok_per_s_per_gpu": 100.0,
+        "cached_cost_ratio": ratio,
+        "input_usd_per_mtok": 1.0,
+        "output_usd_per_mtok": 4.0,
+    }
+    bound = MIN_RELATIVE_MIX_WEIGHT * (4.0 if rule == "price" else 10.0)  # w_c / max(w) by hand
+    assume(abs(ratio / bound - 1) > 1e-6)
+    if ratio <= bound:
+        with pytest.raises(ValueError, match="weight 0"):
+            cost_split_per_mtok(2.0, 1000.0, 0.5, 1.0, 1.0, **kwargs)
+    else:
+        s = cost_split_per_mtok(2.0, 1000.0, 0.5, 1.0, 1.0, **kwargs)
+        assert s.cached_input_usd_per_mtok == pytest.approx(s.total_usd_per_mtok, rel=1e-12)

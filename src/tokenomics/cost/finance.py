@@ -21,12 +21,11 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from tokenomics._numeric import as_arrays
 from tokenomics._validate import check_fraction, check_nonnegative, check_positive
 
 __all__ = [
@@ -40,47 +39,6 @@ __all__ = [
 
 _SERIES_BELOW_RATE = 1e-9
 """Rates at or below this use the series expansion of the capital recovery factor."""
-
-
-# --- broadcasting helpers shared by finance, tco and economics ---
-
-
-def _as_arrays(*values: Any) -> tuple[list[np.ndarray], Callable[[Any], Any]]:
-    """Convert inputs to float arrays and return a function restoring the caller's container.
-
-    The restore function gives a pandas Series (index of the Series inputs) when any input is
-    a Series, an ndarray when any input is array-like with at least one dimension, else a float.
-
-    Raises
-    ------
-    ValueError
-        If two Series inputs carry different indexes (no silent alignment).
-    """
-    index: pd.Index | None = None
-    is_array = False
-    arrays: list[np.ndarray] = []
-    for value in values:
-        if isinstance(value, pd.Series):
-            if index is None:
-                index = value.index
-            elif not value.index.equals(index):
-                raise ValueError(
-                    "pandas Series inputs must share the same index; align them first (e.g. with Series.reindex)"
-                )
-            arrays.append(np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float))
-        else:
-            arr = np.asarray(value, dtype=float)
-            is_array = is_array or arr.ndim > 0
-            arrays.append(arr)
-
-    def restore(result: Any) -> Any:
-        if index is not None:
-            return pd.Series(np.broadcast_to(result, (len(index),)), index=index, dtype=float)
-        if is_array:
-            return np.asarray(result, dtype=float)
-        return float(np.asarray(result))
-
-    return arrays, restore
 
 
 # --- public functions ---
@@ -116,7 +74,7 @@ def present_value_factor(rate_frac: Any, years: Any) -> Any:
     """
     check_fraction("rate_frac", rate_frac)
     check_positive("years", years)
-    (r, n), restore = _as_arrays(rate_frac, years)
+    (r, n), restore = as_arrays(rate_frac, years)
     return restore(np.exp(-n * np.log1p(r)))
 
 
@@ -167,7 +125,7 @@ def capital_recovery_factor(rate_frac: Any, life_years: Any) -> Any:
     """
     check_fraction("rate_frac", rate_frac)
     check_positive("life_years", life_years)
-    (r, n), restore = _as_arrays(rate_frac, life_years)
+    (r, n), restore = as_arrays(rate_frac, life_years)
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         exact = r / -np.expm1(-n * np.log1p(r))
     # below 1e-9 (and at 0) the first-order series 1/n + r (n + 1) / (2 n) is exact to
@@ -209,7 +167,7 @@ def straight_line_depreciation_usd_per_year(capex_usd: Any, life_years: Any, res
     _check_capex(capex_usd)
     check_positive("life_years", life_years)
     check_fraction("residual_value_frac", residual_value_frac)
-    (c, n, res), restore = _as_arrays(capex_usd, life_years, residual_value_frac)
+    (c, n, res), restore = as_arrays(capex_usd, life_years, residual_value_frac)
     return restore(c * (1.0 - res) / n)
 
 
@@ -257,7 +215,7 @@ def annuity_usd_per_year(capex_usd: Any, rate_frac: Any, life_years: Any, residu
     check_fraction("rate_frac", rate_frac)
     check_positive("life_years", life_years)
     check_fraction("residual_value_frac", residual_value_frac)
-    (c, r, n, res), restore = _as_arrays(capex_usd, rate_frac, life_years, residual_value_frac)
+    (c, r, n, res), restore = as_arrays(capex_usd, rate_frac, life_years, residual_value_frac)
     crf = np.asarray(capital_recovery_factor(r, n))
     pv_residual = c * res * np.exp(-n * np.log1p(r))
     return restore(crf * (c - pv_residual))

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from tokenomics._numeric import as_arrays
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
@@ -58,7 +59,6 @@ from tokenomics._validate import (
     unknown_name_error,
 )
 from tokenomics.cost.finance import (
-    _as_arrays,
     cost_of_capital_usd_per_year,
     straight_line_depreciation_usd_per_year,
 )
@@ -182,7 +182,7 @@ def itemised_tco_usd_per_gpu_hour(
     coc_y = cost_of_capital_usd_per_year(
         capex_usd_per_accelerator, cost_of_capital_frac, economic_life_years, residual_value_frac
     )
-    (capex, kw, pue_a, elec, colo, maint, other, markup, amort, coc), restore = _as_arrays(
+    (capex, kw, pue_a, elec, colo, maint, other, markup, amort, coc), restore = as_arrays(
         capex_usd_per_accelerator,
         it_power_kw_per_accelerator,
         pue,

@@ -31,17 +31,18 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from tokenomics._numeric import checked, kernel, lazy_raise_where, prepare
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
     check_range,
 )
-from tokenomics.cost.finance import _as_arrays
 from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS_PER_MTOK
 
 __all__ = [
     "DEFAULT_CACHED_COST_RATIO",
+    "MIN_RELATIVE_MIX_WEIGHT",
     "CostSplit",
     "InferencexCost",
     "LicenseFee",
@@ -84,48 +85,63 @@ OnInfeasible = Literal["raise", "nan"]
 # --- validation helpers ---
 
 
-def _check_utilization(utilization_frac: Any) -> None:
-    check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
+def _util(name: str, value: Any) -> None:
+    check_fraction(name, value, low_inclusive=False)
 
 
-def _check_license(license_fee_frac: Any, license_usd_per_mtok: Any, license_usd_per_gpu_hour: Any) -> None:
-    check_fraction("license_fee_frac", license_fee_frac, high_inclusive=False)
-    check_nonnegative("license_usd_per_mtok", license_usd_per_mtok)
-    check_nonnegative("license_usd_per_gpu_hour", license_usd_per_gpu_hour)
+def _fee(name: str, value: Any) -> None:
+    check_fraction(name, value, high_inclusive=False)
 
 
-def _check_target(target_margin_frac: Any) -> None:
-    check_range("target_margin_frac", target_margin_frac, low=-1e12, high=1.0, high_inclusive=False)
+def _target(name: str, value: Any) -> None:
+    check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
+
+
+def _any(name: str, value: Any) -> None:
+    check_range(name, value)
+
+
+def _license_fields(
+    license_fee_frac: Any, license_usd_per_mtok: Any, license_usd_per_gpu_hour: Any
+) -> tuple[tuple[str, Any, Any], ...]:
+    return (
+        ("license_fee_frac", license_fee_frac, _fee),
+        ("license_usd_per_mtok", license_usd_per_mtok, check_nonnegative),
+        ("license_usd_per_gpu_hour", license_usd_per_gpu_hour, check_nonnegative),
+    )
 
 
 def _finish_breakeven(
     name: str,
-    result: np.ndarray,
-    infeasible: np.ndarray,
+    result_name: str,
+    result: Any,
+    infeasible: Any,
     reason: str,
     on_infeasible: OnInfeasible,
     restore: Any,
 ) -> Any:
-    """Raise or mask break-even answers that fall outside the valid range."""
+    """Raise or mask break-even answers that fall outside the valid range (lazily for dask)."""
     if on_infeasible not in ("raise", "nan"):
         raise ValueError(f"on_infeasible={on_infeasible!r} is not one of 'raise', 'nan'")
-    infeasible = np.broadcast_to(infeasible, np.shape(result))
-    if infeasible.any():
-        if on_infeasible == "raise":
-            flat = infeasible.ravel()
-            idx = int(np.flatnonzero(flat)[0])
-            where = "" if result.ndim == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
-            raise ValueError(
-                f"no {name} reaches the target margin{where}: {reason}; "
-                "pass on_infeasible='nan' to get NaN there instead"
-            )
-        result = np.where(infeasible, np.nan, result)
-    return restore(result)
+    if on_infeasible == "nan":
+        return restore(np.where(infeasible, np.nan, result), result_name, allow_nan=True)
+
+    def error(block: np.ndarray, mask: np.ndarray) -> ValueError:
+        flat = mask.ravel()
+        idx = int(np.flatnonzero(flat)[0])
+        where = "" if block.ndim == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
+        return ValueError(
+            f"no {name} reaches the target margin{where}: {reason}; "
+            "pass on_infeasible='nan' to get NaN there instead"
+        )
+
+    return restore(lazy_raise_where(result, infeasible, error), result_name)
 
 
 # --- volumes and cost per Mtok ---
 
 
+@kernel
 def served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac: Any) -> Any:
     """Million tokens served per allocated accelerator-hour.
 
@@ -153,12 +169,14 @@ def served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     >>> served_mtok_per_gpu_hour(1000.0, 0.5)
     1.8
     """
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    (t, u), restore = _as_arrays(throughput_tok_per_s_per_gpu, utilization_frac)
-    return restore(t * (u * _MTOK_PER_TOK_S_HOUR))
+    (t, u), restore = prepare(
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+    )
+    return restore(t * (u * _MTOK_PER_TOK_S_HOUR), "served_mtok_per_gpu_hour")
 
 
+@kernel
 def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any, utilization_frac: Any) -> Any:
     """Cost per million tokens served.
 
@@ -201,11 +219,12 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     ----------
     .. [1] SemiAnalysis InferenceX-app ``chart-utils.ts::createChartDataPoint`` (read 2026-09).
     """
-    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    (c, t, u), restore = _as_arrays(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
-    return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)))
+    (c, t, u), restore = prepare(
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+    )
+    return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)), "cost_usd_per_mtok")
 
 
 class InferencexCost(NamedTuple):
@@ -221,6 +240,7 @@ class InferencexCost(NamedTuple):
     output_usd_per_mtok: Any
 
 
+@kernel
 def inferencex_cost_per_mtok(
     cost_usd_per_gpu_hour: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -288,6 +308,7 @@ def inferencex_cost_per_mtok(
 # --- token mix and cost split ---
 
 
+@kernel
 def input_share_frac_from_tokens(input_tokens: Any, output_tokens: Any) -> Any:
     """Share of input tokens (cached included) among all tokens.
 
@@ -315,12 +336,13 @@ def input_share_frac_from_tokens(input_tokens: Any, output_tokens: Any) -> Any:
     >>> input_share_frac_from_tokens(8192, 1024)
     0.8888888888888888
     """
-    check_nonnegative("input_tokens", input_tokens)
-    check_nonnegative("output_tokens", output_tokens)
-    (i, o), restore = _as_arrays(input_tokens, output_tokens)
+    (i, o), restore = prepare(
+        ("input_tokens", input_tokens, check_nonnegative),
+        ("output_tokens", output_tokens, check_nonnegative),
+    )
     total = i + o
-    check_positive("input_tokens + output_tokens", total)
-    return restore(i / total)
+    total = checked("input_tokens + output_tokens", total, check_positive)
+    return restore(i / total, "input_share_frac")
 
 
 class TokenMix(BaseModel):
@@ -427,6 +449,7 @@ class CostSplit(NamedTuple):
     output_usd_per_mtok: Any
 
 
+@kernel
 def attribute_cost_per_mtok(
     total_usd_per_mtok: Any,
     input_share_frac: Any,
@@ -472,39 +495,57 @@ def attribute_cost_per_mtok(
     >>> s.input_usd_per_mtok, s.output_usd_per_mtok
     (1.0, 3.0)
     """
-    check_nonnegative("total_usd_per_mtok", total_usd_per_mtok)
-    check_fraction("input_share_frac", input_share_frac)
-    check_fraction("cache_hit_frac", cache_hit_frac)
-    check_nonnegative("input_weight", input_weight)
-    check_nonnegative("cached_input_weight", cached_input_weight)
-    check_nonnegative("output_weight", output_weight)
-    arrays, restore = _as_arrays(
-        total_usd_per_mtok,
-        input_share_frac,
-        cache_hit_frac,
-        input_weight,
-        cached_input_weight,
-        output_weight,
+    arrays, restore = prepare(
+        ("total_usd_per_mtok", total_usd_per_mtok, check_nonnegative),
+        ("input_share_frac", input_share_frac, check_fraction),
+        ("cache_hit_frac", cache_hit_frac, check_fraction),
+        ("input_weight", input_weight, check_nonnegative),
+        ("cached_input_weight", cached_input_weight, check_nonnegative),
+        ("output_weight", output_weight, check_nonnegative),
     )
-    return CostSplit(*(restore(a) for a in _attribute(*arrays)))
+    return _split(_attribute(*arrays), restore)
 
 
-def _attribute(
-    total: np.ndarray,
-    s_in: np.ndarray,
-    h: np.ndarray,
-    w_in: np.ndarray,
-    w_c: np.ndarray,
-    w_out: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+MIN_RELATIVE_MIX_WEIGHT: float = 1e-9
+"""Smallest mix-weighted class weight, relative to the largest class weight, that can be split.
+
+Below it every class present in the mix is (numerically) free, e.g. an all-cached mix whose
+cached token weighs 1e-12 of an uncached one: the per-class costs would grow as ``1 / W`` without
+bound, so the split is refused instead. The bound caps every attributed cost at ``1e9 x total``.
+"""
+
+
+def _weight_error(norm: np.ndarray, bad: np.ndarray) -> ValueError:
+    flat = np.asarray(bad).ravel()
+    idx = int(np.flatnonzero(flat)[0])
+    where = "" if np.ndim(norm) == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
+    return ValueError(
+        f"nothing to attribute the cost to{where}: every token class in the mix has weight 0 (the mix-weighted "
+        f"weight is at most {MIN_RELATIVE_MIX_WEIGHT:g} of the largest class weight); give the classes in the "
+        "mix a positive weight (e.g. cached_cost_ratio > 0 for an all-cached mix)"
+    )
+
+
+def _attribute(total: Any, s_in: Any, h: Any, w_in: Any, w_c: Any, w_out: Any) -> tuple[Any, Any, Any, Any]:
     """Arrays of (total, input, cached, output) cost per Mtok; see attribute_cost_per_mtok."""
     norm = s_in * (1.0 - h) * w_in + s_in * h * w_c + (1.0 - s_in) * w_out
-    check_positive("mix-weighted token-class weight (every class in the mix has weight 0)", norm)
+    w_max = np.maximum(np.maximum(w_in, w_c), w_out)
+    norm = lazy_raise_where(norm, ~(norm > MIN_RELATIVE_MIX_WEIGHT * w_max), _weight_error)
     scale = total / norm
-    shape = np.shape(scale)
-    return np.broadcast_to(total, shape), scale * w_in, scale * w_c, scale * w_out
+    return total + 0.0 * scale, scale * w_in, scale * w_c, scale * w_out
 
 
+def _split(parts: tuple[Any, Any, Any, Any], restore: Any) -> CostSplit:
+    names = (
+        "total_usd_per_mtok",
+        "input_cost_usd_per_mtok",
+        "cached_input_cost_usd_per_mtok",
+        "output_cost_usd_per_mtok",
+    )
+    return CostSplit(*(restore(a, n) for a, n in zip(parts, names, strict=True)))
+
+
+@kernel
 def cost_split_per_mtok(
     cost_usd_per_gpu_hour: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -583,9 +624,6 @@ def cost_split_per_mtok(
     >>> [round(x, 4) for x in s]
     [1.1111, 0.2469, 0.0247, 1.9753]
     """
-    check_fraction("cached_cost_ratio", cached_cost_ratio)
-    check_fraction("input_share_frac", input_share_frac)
-    check_fraction("cache_hit_frac", cache_hit_frac)
     if rule == "gpu_time":
         if prefill_throughput_tok_per_s_per_gpu is None or decode_throughput_tok_per_s_per_gpu is None:
             raise ValueError(
@@ -593,40 +631,45 @@ def cost_split_per_mtok(
                 "decode_throughput_tok_per_s_per_gpu (tok/s of an accelerator doing only that "
                 "phase); give them or use rule='price'"
             )
-        check_positive("prefill_throughput_tok_per_s_per_gpu", prefill_throughput_tok_per_s_per_gpu)
-        check_positive("decode_throughput_tok_per_s_per_gpu", decode_throughput_tok_per_s_per_gpu)
-        rule_inputs: tuple[Any, ...] = (
-            prefill_throughput_tok_per_s_per_gpu,
-            decode_throughput_tok_per_s_per_gpu,
+        rule_fields: tuple[tuple[str, Any, Any], ...] = (
+            ("prefill_throughput_tok_per_s_per_gpu", prefill_throughput_tok_per_s_per_gpu, check_positive),
+            ("decode_throughput_tok_per_s_per_gpu", decode_throughput_tok_per_s_per_gpu, check_positive),
         )
     elif rule == "price":
         if input_usd_per_mtok is None or output_usd_per_mtok is None:
             raise ValueError("rule='price' needs input_usd_per_mtok and output_usd_per_mtok")
-        check_nonnegative("input_usd_per_mtok", input_usd_per_mtok)
-        check_nonnegative("output_usd_per_mtok", output_usd_per_mtok)
-        if cached_input_usd_per_mtok is not None:
-            check_nonnegative("cached_input_usd_per_mtok", cached_input_usd_per_mtok)
-        rule_inputs = (
-            input_usd_per_mtok,
-            output_usd_per_mtok,
-            np.nan if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
+        rule_fields = (
+            ("input_usd_per_mtok", input_usd_per_mtok, check_nonnegative),
+            ("output_usd_per_mtok", output_usd_per_mtok, check_nonnegative),
+            (
+                "cached_input_usd_per_mtok",
+                0.0 if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
+                check_nonnegative,
+            ),
         )
     else:
         raise ValueError(f"rule={rule!r} is not one of 'gpu_time', 'price'")
     total = cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
-    (c, s, h, k, *r), restore = _as_arrays(total, input_share_frac, cache_hit_frac, cached_cost_ratio, *rule_inputs)
+    (c, k, s, h, *r), restore = prepare(
+        ("total_usd_per_mtok", total, None),
+        ("cached_cost_ratio", cached_cost_ratio, check_fraction),
+        ("input_share_frac", input_share_frac, check_fraction),
+        ("cache_hit_frac", cache_hit_frac, check_fraction),
+        *rule_fields,
+    )
     if rule == "gpu_time":
         w_in, w_out = 1.0 / r[0], 1.0 / r[1]
         w_c = k * w_in
     else:
         w_in, w_out = r[0], r[1]
         w_c = k * w_in if cached_input_usd_per_mtok is None else r[2]
-    return CostSplit(*(restore(a) for a in _attribute(c, s, h, w_in, w_c, w_out)))
+    return _split(_attribute(c, s, h, w_in, w_c, w_out), restore)
 
 
 # --- prices, revenue and license fees ---
 
 
+@kernel
 def blended_price_usd_per_mtok(
     input_usd_per_mtok: Any,
     output_usd_per_mtok: Any,
@@ -665,24 +708,20 @@ def blended_price_usd_per_mtok(
     >>> blended_price_usd_per_mtok(1.0, 4.0, 0.75, 0.5, 0.2)
     1.45
     """
-    check_nonnegative("input_usd_per_mtok", input_usd_per_mtok)
-    check_nonnegative("output_usd_per_mtok", output_usd_per_mtok)
-    check_fraction("input_share_frac", input_share_frac)
-    check_fraction("cache_hit_frac", cache_hit_frac)
-    if cached_input_usd_per_mtok is not None:
-        check_nonnegative("cached_input_usd_per_mtok", cached_input_usd_per_mtok)
-    (p_in, p_out, s, h, p_c), restore = _as_arrays(
-        input_usd_per_mtok,
-        output_usd_per_mtok,
-        input_share_frac,
-        cache_hit_frac,
-        np.nan if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
+    cached_given = cached_input_usd_per_mtok is not None
+    (p_in, p_out, s, h, p_c), restore = prepare(
+        ("input_usd_per_mtok", input_usd_per_mtok, check_nonnegative),
+        ("output_usd_per_mtok", output_usd_per_mtok, check_nonnegative),
+        ("input_share_frac", input_share_frac, check_fraction),
+        ("cache_hit_frac", cache_hit_frac, check_fraction),
+        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok if cached_given else 0.0, check_nonnegative),
     )
-    if cached_input_usd_per_mtok is None:
+    if not cached_given:
         p_c = DEFAULT_CACHED_COST_RATIO * p_in
-    return restore(s * ((1.0 - h) * p_in + h * p_c) + (1.0 - s) * p_out)
+    return restore(s * ((1.0 - h) * p_in + h * p_c) + (1.0 - s) * p_out, "blended_price_usd_per_mtok")
 
 
+@kernel
 def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac: Any, price_usd_per_mtok: Any) -> Any:
     """Revenue per allocated accelerator-hour.
 
@@ -713,10 +752,11 @@ def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     >>> round(revenue_usd_per_gpu_hour(1000.0, 0.5, 2.0), 6)
     3.6
     """
-    check_nonnegative("price_usd_per_mtok", price_usd_per_mtok)
     q = served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu, utilization_frac)
-    (q_a, p), restore = _as_arrays(q, price_usd_per_mtok)
-    return restore(q_a * p)
+    (q_a, p), restore = prepare(
+        ("served_mtok_per_gpu_hour", q, None), ("price_usd_per_mtok", price_usd_per_mtok, check_nonnegative)
+    )
+    return restore(q_a * p, "revenue_usd_per_gpu_hour")
 
 
 class LicenseFee(BaseModel):
@@ -790,6 +830,7 @@ class LicenseFee(BaseModel):
         )
 
 
+@kernel
 def license_fee_usd_per_gpu_hour(
     revenue_usd_per_gpu_hour: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -833,17 +874,13 @@ def license_fee_usd_per_gpu_hour(
     >>> round(license_fee_usd_per_gpu_hour(10.0, 1000.0, 1.0, 0.3, 0.5, 0.1), 6)
     4.9
     """
-    check_nonnegative("revenue_usd_per_gpu_hour", revenue_usd_per_gpu_hour)
-    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
     q = served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu, utilization_frac)
-    (r, q_a, f, rho, fixed), restore = _as_arrays(
-        revenue_usd_per_gpu_hour,
-        q,
-        license_fee_frac,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
+    (r, q_a, f, rho, fixed), restore = prepare(
+        ("revenue_usd_per_gpu_hour", revenue_usd_per_gpu_hour, check_nonnegative),
+        ("served_mtok_per_gpu_hour", q, None),
+        *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
     )
-    return restore(f * r + rho * q_a + fixed)
+    return restore(f * r + rho * q_a + fixed, "license_fee_usd_per_gpu_hour")
 
 
 # --- profit and margin ---
@@ -858,22 +895,16 @@ def _profit_inputs(
     license_usd_per_mtok: Any,
     license_usd_per_gpu_hour: Any,
 ) -> tuple[list[np.ndarray], Any]:
-    check_positive("price_usd_per_mtok", price_usd_per_mtok)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
-    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
-    return _as_arrays(
-        price_usd_per_mtok,
-        throughput_tok_per_s_per_gpu,
-        utilization_frac,
-        cost_usd_per_gpu_hour,
-        license_fee_frac,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
+    return prepare(
+        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
     )
 
 
+@kernel
 def profit_usd_per_gpu_hour(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -931,9 +962,10 @@ def profit_usd_per_gpu_hour(
         license_usd_per_gpu_hour,
     )
     q = t * (u * _MTOK_PER_TOK_S_HOUR)
-    return restore(q * (p * (1.0 - f) - rho) - (fixed + k))
+    return restore(q * (p * (1.0 - f) - rho) - (fixed + k), "profit_usd_per_gpu_hour")
 
 
+@kernel
 def gross_margin_frac(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -980,9 +1012,10 @@ def gross_margin_frac(
         license_usd_per_gpu_hour,
     )
     q = t * (u * _MTOK_PER_TOK_S_HOUR)
-    return restore((1.0 - f) - (rho + (fixed + k) / q) / p)
+    return restore((1.0 - f) - (rho + (fixed + k) / q) / p, "gross_margin_frac")
 
 
+@kernel
 def usd_per_gpu_year(value_usd_per_gpu_hour: Any) -> Any:
     """Convert an amount per accelerator-hour to per accelerator-year (8760 h).
 
@@ -1001,11 +1034,11 @@ def usd_per_gpu_year(value_usd_per_gpu_hour: Any) -> Any:
     >>> usd_per_gpu_year(1.0)
     8760.0
     """
-    check_range("value_usd_per_gpu_hour", value_usd_per_gpu_hour)
-    (v,), restore = _as_arrays(value_usd_per_gpu_hour)
-    return restore(v * HOURS_PER_YEAR)
+    (v,), restore = prepare(("value_usd_per_gpu_hour", value_usd_per_gpu_hour, _any))
+    return restore(v * HOURS_PER_YEAR, "value_usd_per_gpu_year")
 
 
+@kernel
 def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerator: Any) -> Any:
     """Convert an amount per accelerator-hour to per MW of facility power per year.
 
@@ -1034,12 +1067,14 @@ def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerat
     >>> usd_per_mw_year(1.0, 2.0)
     4380000.0
     """
-    check_range("value_usd_per_gpu_hour", value_usd_per_gpu_hour)
-    check_positive("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator)
-    (v, kw), restore = _as_arrays(value_usd_per_gpu_hour, facility_power_kw_per_accelerator)
-    return restore(v * HOURS_PER_YEAR * KW_PER_MW / kw)
+    (v, kw), restore = prepare(
+        ("value_usd_per_gpu_hour", value_usd_per_gpu_hour, _any),
+        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, check_positive),
+    )
+    return restore(v * (HOURS_PER_YEAR * KW_PER_MW) / kw, "value_usd_per_mw_year")
 
 
+@kernel
 def profit_usd_per_gpu_year(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -1081,6 +1116,7 @@ def profit_usd_per_gpu_year(
     )
 
 
+@kernel
 def profit_usd_per_mw_year(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -1133,24 +1169,24 @@ def profit_usd_per_mw_year(
 
 def _breakeven_utilization(
     p: Any, t: Any, k: Any, f: Any, rho: Any, fixed: Any, m: Any
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[Any, Any]:
     """Closed-form break-even utilization and its infeasibility mask (arrays, no checks)."""
     a = (1.0 - f - m) - rho / p
     with np.errstate(divide="ignore", invalid="ignore"):
         u = (fixed + k) / (p * a) / (t * _MTOK_PER_TOK_S_HOUR)
-    infeasible = (a <= 0.0) | ~(u <= 1.0) | ~(u > 0.0)
-    return np.asarray(u, dtype=float), np.asarray(infeasible)
+    return u, (a <= 0.0) | ~(u <= 1.0) | ~(u > 0.0)
 
 
-def _breakeven_price(t: Any, u: Any, k: Any, f: Any, rho: Any, fixed: Any, m: Any) -> tuple[np.ndarray, np.ndarray]:
+def _breakeven_price(t: Any, u: Any, k: Any, f: Any, rho: Any, fixed: Any, m: Any) -> tuple[Any, Any]:
     """Closed-form break-even blended price and its infeasibility mask (arrays, no checks)."""
     denom = 1.0 - f - m
     q = t * (u * _MTOK_PER_TOK_S_HOUR)
     with np.errstate(divide="ignore", invalid="ignore"):
         price = (rho + (fixed + k) / q) / denom
-    return np.asarray(price, dtype=float), np.asarray(~(denom > 0.0) | ~(price > 0.0))
+    return price, ~(denom > 0.0) | ~(price > 0.0)
 
 
+@kernel
 def breakeven_utilization_frac(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -1201,23 +1237,17 @@ def breakeven_utilization_frac(
     >>> round(breakeven_utilization_frac(2.0, 1000.0, 2.0, 0.3), 6)
     0.396825
     """
-    check_positive("price_usd_per_mtok", price_usd_per_mtok)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
-    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
-    _check_target(target_margin_frac)
-    (p, t, k, f, rho, fixed, m), restore = _as_arrays(
-        price_usd_per_mtok,
-        throughput_tok_per_s_per_gpu,
-        cost_usd_per_gpu_hour,
-        license_fee_frac,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
-        target_margin_frac,
+    (p, t, k, f, rho, fixed, m), restore = prepare(
+        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_positive),
+        *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
+        ("target_margin_frac", target_margin_frac, _target),
     )
     u, infeasible = _breakeven_utilization(p, t, k, f, rho, fixed, m)
     return _finish_breakeven(
         "utilization in (0, 1]",
+        "breakeven_utilization_frac",
         u,
         infeasible,
         "price after license fees is too low for the throughput and cost",
@@ -1226,6 +1256,7 @@ def breakeven_utilization_frac(
     )
 
 
+@kernel
 def breakeven_price_usd_per_mtok(
     throughput_tok_per_s_per_gpu: Any,
     utilization_frac: Any,
@@ -1271,23 +1302,17 @@ def breakeven_price_usd_per_mtok(
     >>> round(breakeven_price_usd_per_mtok(1000.0, 0.5, 2.0, 0.3), 6)
     1.587302
     """
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
-    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
-    _check_target(target_margin_frac)
-    (t, u, k, f, rho, fixed, m), restore = _as_arrays(
-        throughput_tok_per_s_per_gpu,
-        utilization_frac,
-        cost_usd_per_gpu_hour,
-        license_fee_frac,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
-        target_margin_frac,
+    (t, u, k, f, rho, fixed, m), restore = prepare(
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_positive),
+        *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
+        ("target_margin_frac", target_margin_frac, _target),
     )
     price, infeasible = _breakeven_price(t, u, k, f, rho, fixed, m)
     return _finish_breakeven(
         "price",
+        "breakeven_price_usd_per_mtok",
         price,
         infeasible,
         "license_fee_frac + target_margin_frac >= 1",
@@ -1296,6 +1321,7 @@ def breakeven_price_usd_per_mtok(
     )
 
 
+@kernel
 def breakeven_license_fee_frac(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -1343,26 +1369,20 @@ def breakeven_license_fee_frac(
     >>> round(breakeven_license_fee_frac(2.0, 1000.0, 0.5, 2.0), 6)
     0.444444
     """
-    check_positive("price_usd_per_mtok", price_usd_per_mtok)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    check_nonnegative("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
-    _check_license(0.0, license_usd_per_mtok, license_usd_per_gpu_hour)
-    _check_target(target_margin_frac)
-    (p, t, u, k, rho, fixed, m), restore = _as_arrays(
-        price_usd_per_mtok,
-        throughput_tok_per_s_per_gpu,
-        utilization_frac,
-        cost_usd_per_gpu_hour,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
-        target_margin_frac,
+    (p, t, u, k, _, rho, fixed, m), restore = prepare(
+        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        *_license_fields(0.0, license_usd_per_mtok, license_usd_per_gpu_hour),
+        ("target_margin_frac", target_margin_frac, _target),
     )
     q = t * (u * _MTOK_PER_TOK_S_HOUR)
     f = 1.0 - m - (rho + (fixed + k) / q) / p
     return _finish_breakeven(
         "license_fee_frac in [0, 1)",
-        np.asarray(f, dtype=float),
+        "breakeven_license_fee_frac",
+        f,
         (f < 0.0) | (f >= 1.0),
         "the target margin is missed even with no revenue-share fee",
         on_infeasible,
@@ -1370,6 +1390,7 @@ def breakeven_license_fee_frac(
     )
 
 
+@kernel
 def breakeven_cost_usd_per_gpu_hour(
     price_usd_per_mtok: Any,
     throughput_tok_per_s_per_gpu: Any,
@@ -1414,25 +1435,19 @@ def breakeven_cost_usd_per_gpu_hour(
     >>> round(breakeven_cost_usd_per_gpu_hour(2.0, 1000.0, 0.5, 0.3), 6)
     2.52
     """
-    check_positive("price_usd_per_mtok", price_usd_per_mtok)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
-    _check_utilization(utilization_frac)
-    _check_license(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour)
-    _check_target(target_margin_frac)
-    (p, t, u, f, rho, fixed, m), restore = _as_arrays(
-        price_usd_per_mtok,
-        throughput_tok_per_s_per_gpu,
-        utilization_frac,
-        license_fee_frac,
-        license_usd_per_mtok,
-        license_usd_per_gpu_hour,
-        target_margin_frac,
+    (p, t, u, f, rho, fixed, m), restore = prepare(
+        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("utilization_frac", utilization_frac, _util),
+        *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
+        ("target_margin_frac", target_margin_frac, _target),
     )
     q = t * (u * _MTOK_PER_TOK_S_HOUR)
     k = q * (p * (1.0 - f - m) - rho) - fixed
     return _finish_breakeven(
         "cost_usd_per_gpu_hour >= 0",
-        np.asarray(k, dtype=float),
+        "breakeven_cost_usd_per_gpu_hour",
+        k,
         k < 0.0,
         "the target margin is missed even with zero hardware cost",
         on_infeasible,

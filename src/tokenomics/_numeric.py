@@ -1,0 +1,400 @@
+"""One in/out helper for every kernel: scalar, ndarray, pandas Series, dask array, xarray DataArray.
+
+A kernel converts its inputs with :func:`prepare` (validating each on the way), computes with
+plain arithmetic on the arrays it gets back, and hands the result to the returned
+:class:`Restore`, which
+
+* gives the caller's container back: float for scalars, ndarray for arrays, Series (index of the
+  Series inputs) for Series, a *lazy* dask array for dask inputs, a DataArray (dims and coords of
+  the DataArray inputs, dask-backed or not) for DataArrays;
+* refuses a non-finite result (the finite-result guard): an overflow or 0/0 raises
+  ``ValueError`` naming the result, the input fields and their values at the first bad element,
+  never returns inf or NaN silently.
+
+Dask inputs stay lazy: validation and the finite-result guard run block by block inside the
+task graph (``map_blocks``), so a bad value raises ``ValueError`` when the result is computed,
+naming the field and the position inside its block. Nothing here calls ``numpy.asarray`` on a
+dask array.
+
+Mixing containers: Series with dask or DataArray inputs, or unlabeled arrays (ndim >= 1) with
+DataArrays, is refused (no silent positional alignment).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, ParamSpec, TypeVar
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Check",
+    "Restore",
+    "as_arrays",
+    "checked",
+    "is_dask",
+    "is_lazy",
+    "is_xarray",
+    "kernel",
+    "lazy_raise_where",
+    "prepare",
+]
+
+Check = Callable[[str, Any], None]
+"""A validator ``check(name, value)`` raising ``ValueError`` (those of :mod:`tokenomics._validate`)."""
+
+Mode = Literal["scalar", "array", "series", "dask", "xarray"]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def kernel(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run a kernel with floating-point warnings silenced: its finite-result guard reports instead.
+
+    Parameters
+    ----------
+    func : callable
+        A kernel whose results pass through :class:`Restore`.
+
+    Returns
+    -------
+    callable
+        The same kernel, computing under ``numpy.errstate(all="ignore")``.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with np.errstate(all="ignore"):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def is_dask(value: Any) -> bool:
+    """Whether ``value`` is a dask array (without importing dask when the caller never did)."""
+    mod = sys.modules.get("dask.array")
+    return mod is not None and isinstance(value, mod.Array)
+
+
+def is_xarray(value: Any) -> bool:
+    """Whether ``value`` is an xarray DataArray (without importing xarray when never imported)."""
+    mod = sys.modules.get("xarray")
+    return mod is not None and isinstance(value, mod.DataArray)
+
+
+def is_lazy(value: Any) -> bool:
+    """Whether ``value`` is a dask array or a dask-backed DataArray."""
+    return is_dask(value) or (is_xarray(value) and is_dask(value.data))
+
+
+def _checked_block(block: np.ndarray, field: str, check: Check) -> np.ndarray:
+    check(field, block)
+    return block
+
+
+def _apply_check(name: str, value: Any, check: Check | None) -> Any:
+    """Validate a dask array lazily, block by block; return the array to compute with."""
+    if check is None:
+        return value
+    return value.map_blocks(_checked_block, dtype=float, meta=np.array((), dtype=float), field=name, check=check)
+
+
+def checked(name: str, value: Any, check: Check) -> Any:
+    """Validate ``value`` now, or block by block when computed for a dask array; return it.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, numpy.ndarray or dask.array.Array
+        Value(s) to check.
+    check : callable
+        ``check(name, value)`` raising ``ValueError``.
+
+    Returns
+    -------
+    Any
+        ``value`` (for dask, the lazily checked array to compute with).
+    """
+    if is_dask(value):
+        return _apply_check(name, value, check)
+    check(name, value)
+    return value
+
+
+def _describe_inputs(names: Sequence[str], arrays: Sequence[Any], shape: tuple[int, ...], idx: int) -> str:
+    parts = []
+    for name, arr in zip(names, arrays, strict=True):
+        if is_dask(arr):
+            parts.append(name)
+            continue
+        a = np.broadcast_to(np.asarray(arr, dtype=float), shape).ravel()
+        parts.append(f"{name}={float(a[idx]):.6g}")
+    return ", ".join(parts)
+
+
+def _finite_error(
+    result_name: str, result: np.ndarray, bad: np.ndarray, names: Sequence[str], arrays: Sequence[Any]
+) -> ValueError:
+    flat = np.asarray(result, dtype=float).ravel()
+    bad_flat = np.asarray(bad).ravel()
+    idx = int(np.flatnonzero(bad_flat)[0])
+    where = "" if np.ndim(result) == 0 else f" at position {idx} ({int(bad_flat.sum())} of {bad_flat.size})"
+    inputs = _describe_inputs(names, arrays, np.shape(result), idx) if names else "the inputs"
+    return ValueError(
+        f"{result_name} is not finite ({float(flat[idx])!r}){where}: the inputs ({inputs}) overflow or "
+        "underflow double precision; check their units and magnitudes"
+    )
+
+
+def _guard_block(
+    result: np.ndarray, *inputs: Any, result_name: str, names: Sequence[str], allow_nan: bool
+) -> np.ndarray:
+    bad = ~np.isfinite(result)
+    if allow_nan:
+        bad &= ~np.isnan(result)
+    if bad.any():
+        raise _finite_error(result_name, result, bad, names, inputs)
+    return result
+
+
+def lazy_raise_where(
+    result: Any, mask: Any, make_error: Callable[[np.ndarray, np.ndarray], Exception]
+) -> Any:
+    """Return ``result``, raising ``make_error(result, mask)`` where ``mask`` is True.
+
+    Eager for numpy input; for dask input the test runs block by block when computed.
+
+    Parameters
+    ----------
+    result, mask : numpy.ndarray or dask.array.Array
+        Values and the boolean mask of bad elements (broadcastable to ``result``).
+    make_error : callable
+        Builds the exception from the (block of the) result and mask.
+
+    Returns
+    -------
+    numpy.ndarray or dask.array.Array
+        ``result`` itself (a lazy array that checks on compute, for dask).
+    """
+    if is_dask(result) or is_dask(mask):
+        import dask.array as da  # heavy optional import: only reached with dask input
+
+        def _block(r: np.ndarray, m: np.ndarray) -> np.ndarray:
+            m = np.broadcast_to(m, np.shape(r))
+            if m.any():
+                raise make_error(r, m)
+            return r
+
+        r, m = da.broadcast_arrays(da.asarray(result), da.asarray(mask))
+        return da.map_blocks(_block, r, m, dtype=float, meta=np.array((), dtype=float))
+    m = np.broadcast_to(mask, np.shape(result))
+    if m.any():
+        raise make_error(np.asarray(result), m)
+    return result
+
+
+@dataclass
+class Restore:
+    """Gives a kernel's result back in the caller's container, after the finite-result guard.
+
+    Built by :func:`prepare`; call it on each result array.
+    """
+
+    mode: Mode
+    names: tuple[str, ...] = ()
+    arrays: tuple[Any, ...] = ()
+    index: pd.Index | None = None
+    template: Any = None
+    _dims: tuple[str, ...] = field(default=())
+
+    def __call__(self, result: Any, name: str = "result", *, allow_nan: bool = False, guard: bool = True) -> Any:
+        """Guard ``result`` (finite, NaN too where ``allow_nan``) and wrap it like the inputs.
+
+        Parameters
+        ----------
+        result : numpy.ndarray, float or dask.array.Array
+            Computed values, broadcast from the prepared arrays.
+        name : str, default "result"
+            Field name of the result, for the error message.
+        allow_nan : bool, default False
+            Let NaN through (a kernel's documented "no solution" marker); inf still raises.
+        guard : bool, default True
+            Apply the finite-result guard.
+
+        Returns
+        -------
+        float, numpy.ndarray, pandas.Series, dask.array.Array or xarray.DataArray
+            The result in the caller's container.
+
+        Raises
+        ------
+        ValueError
+            A non-finite element, naming ``name``, the input fields and their values there.
+        """
+        if guard:
+            result = self._guard(result, name, allow_nan)
+        if self.mode == "xarray":
+            import xarray as xr  # heavy optional import: only reached with DataArray input
+
+            tmpl = self.template
+            data = result if is_dask(result) else np.asarray(result, dtype=float)
+            if is_dask(data):
+                data = data.astype(float)
+            if np.shape(data) != tmpl.shape:
+                data = np.broadcast_to(data, tmpl.shape) if not is_dask(data) else data
+            return xr.DataArray(data, dims=tmpl.dims, coords=tmpl.coords, name=name if name != "result" else None)
+        if self.mode == "dask":
+            import dask.array as da  # heavy optional import: only reached with dask input
+
+            return da.asarray(result).astype(float)
+        if self.mode == "series":
+            assert self.index is not None
+            return pd.Series(np.broadcast_to(result, (len(self.index),)), index=self.index, dtype=float)
+        if self.mode == "array":
+            return np.asarray(result, dtype=float)
+        return float(np.asarray(result))
+
+    def _guard(self, result: Any, name: str, allow_nan: bool) -> Any:
+        if is_dask(result):
+            import dask.array as da  # heavy optional import: only reached with dask input
+
+            dask_inputs = [a for a in self.arrays if is_dask(a) or np.ndim(a) > 0]
+            # inputs travel block-aligned with the result so the message can show their values
+            ins = [da.broadcast_to(da.asarray(a), result.shape).rechunk(result.chunks) for a in dask_inputs]
+            names = [n for n, a in zip(self.names, self.arrays, strict=True) if is_dask(a) or np.ndim(a) > 0]
+            scal = {
+                n: float(a)
+                for n, a in zip(self.names, self.arrays, strict=True)
+                if not (is_dask(a) or np.ndim(a) > 0)
+            }
+
+            def _block(r: np.ndarray, *xs: np.ndarray) -> np.ndarray:
+                all_names = [*names, *scal]
+                all_arrays: list[Any] = [*xs, *(np.float64(v) for v in scal.values())]
+                return _guard_block(r, *all_arrays, result_name=name, names=all_names, allow_nan=allow_nan)
+
+            return da.map_blocks(_block, result, *ins, dtype=float, meta=np.array((), dtype=float))
+        res = np.asarray(result, dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(res)
+            if allow_nan:
+                bad &= ~np.isnan(res)
+        if bad.any():
+            raise _finite_error(name, res, bad, self.names, self.arrays)
+        return res
+
+
+def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]:
+    """Validate and convert kernel inputs; return float arrays and a :class:`Restore`.
+
+    Parameters
+    ----------
+    *fields : (str, value, check or None)
+        Field name, the caller's value (float, array_like, Series, dask array, DataArray) and a
+        validator ``check(name, value)`` (None: no check). Eager inputs are checked now; dask
+        inputs (also inside a DataArray) are checked block by block when computed.
+
+    Returns
+    -------
+    (list, Restore)
+        Float arrays (numpy, or dask for dask inputs), in the order given, and the function that
+        guards a result and gives it back in the caller's container.
+
+    Raises
+    ------
+    ValueError
+        A failed check, Series with different indexes, or containers that cannot be combined
+        without silent alignment.
+    """
+    names = tuple(f[0] for f in fields)
+    values = [f[1] for f in fields]
+    checks = [f[2] for f in fields]
+    has_xr = any(is_xarray(v) for v in values)
+    has_dask = any(is_dask(v) for v in values)
+    has_series = any(isinstance(v, pd.Series) for v in values)
+    if has_series and (has_xr or has_dask):
+        raise ValueError(
+            "pandas Series cannot be combined with dask arrays or xarray DataArrays: convert the Series "
+            f"first (inputs: {', '.join(names)})"
+        )
+    if has_xr:
+        return _prepare_xarray(names, values, checks)
+    index: pd.Index | None = None
+    is_array = False
+    arrays: list[Any] = []
+    for name, value, check in zip(names, values, checks, strict=True):
+        if isinstance(value, pd.Series):
+            if index is None:
+                index = value.index
+            elif not value.index.equals(index):
+                raise ValueError(
+                    "pandas Series inputs must share the same index; align them first (e.g. with Series.reindex)"
+                )
+            arr: Any = np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+        elif is_dask(value):
+            arr = value.astype(float)
+        else:
+            arr = np.asarray(value, dtype=float)
+            is_array = is_array or arr.ndim > 0
+        arrays.append(_apply_check(name, arr, check) if is_dask(arr) else arr)
+        if not is_dask(arr) and check is not None:
+            check(name, value)
+    mode: Mode = "series" if index is not None else "dask" if has_dask else "array" if is_array else "scalar"
+    return arrays, Restore(mode, names, tuple(arrays), index)
+
+
+def _prepare_xarray(names: tuple[str, ...], values: list[Any], checks: list[Check | None]) -> tuple[list[Any], Restore]:
+    import xarray as xr  # heavy optional import: only reached with DataArray input
+
+    for name, value in zip(names, values, strict=True):
+        if not is_xarray(value) and np.ndim(value) > 0:
+            raise ValueError(
+                f"{name} is an unlabeled array while other inputs are xarray DataArrays: wrap it in a "
+                "DataArray with named dims (no positional alignment)"
+            )
+    labeled = [v for v in values if is_xarray(v)]
+    aligned = xr.broadcast(*labeled)
+    template = aligned[0]
+    arrays: list[Any] = []
+    it = iter(aligned)
+    for name, value, check in zip(names, values, checks, strict=True):
+        if is_xarray(value):
+            data = next(it).data
+            data = data.astype(float) if is_dask(data) else np.asarray(data, dtype=float)
+        else:
+            data = np.asarray(value, dtype=float)
+        if is_dask(data):
+            data = _apply_check(name, data, check)
+        elif check is not None:
+            check(name, data)
+        arrays.append(data)
+    return arrays, Restore("xarray", names, tuple(arrays), None, template)
+
+
+def as_arrays(*values: Any) -> tuple[list[Any], Restore]:
+    """Convert unvalidated inputs; :func:`prepare` without names or checks.
+
+    Parameters
+    ----------
+    *values : float, array_like, pandas.Series, dask array or xarray.DataArray
+        Inputs.
+
+    Returns
+    -------
+    (list, Restore)
+        As :func:`prepare`; the finite-result guard names the inputs ``arg0``, ``arg1``, ...
+
+    Examples
+    --------
+    >>> (a, b), restore = as_arrays(2.0, [1.0, 4.0])
+    >>> restore(a / b)
+    array([2. , 0.5])
+    """
+    return prepare(*((f"arg{i}", v, None) for i, v in enumerate(values)))
