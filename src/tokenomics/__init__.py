@@ -200,6 +200,26 @@ __all__ += [
     "roofline_points",
 ]
 
+# --- disaggregated serving ------------------------------------------------------------------------
+# (section: disaggregated serving)
+from tokenomics.perf.disagg import (  # noqa: E402
+    Pool,
+    ServingPlan,
+    plan_cost_per_mtok,
+    plan_points,
+    project_disagg_curve,
+    vera_rubin_nvl144_cpx,
+)
+
+__all__ += [
+    "Pool",
+    "ServingPlan",
+    "plan_cost_per_mtok",
+    "plan_points",
+    "project_disagg_curve",
+    "vera_rubin_nvl144_cpx",
+]
+
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402

@@ -2,7 +2,10 @@
 
 Physics in :mod:`tokenomics.perf.step`, efficiency factors in
 :mod:`tokenomics.perf.factors`, fitting against measured curves in
-:mod:`tokenomics.perf.calibrate` and curve sweeps in :mod:`tokenomics.perf.project`.
+:mod:`tokenomics.perf.calibrate` and curve sweeps in :mod:`tokenomics.perf.project`;
+disaggregated plans (prefill and decode pools on their own hardware) in
+:mod:`tokenomics.perf.disagg`, published speculative-decoding acceptance rates in
+:mod:`tokenomics.perf.speculative`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,17 @@ from tokenomics.perf.calibrate import (
     frontier_configs,
     load_calibration,
     write_calibrated_factors,
+)
+from tokenomics.perf.disagg import (
+    Pool,
+    ServingPlan,
+    best_prefill_config,
+    decode_configs,
+    plan_cost_per_mtok,
+    plan_points,
+    prefill_configs,
+    project_disagg_curve,
+    vera_rubin_nvl144_cpx,
 )
 from tokenomics.perf.factors import (
     FITTED_FACTORS,
@@ -34,6 +48,7 @@ from tokenomics.perf.project import (
     default_config,
     project_curve,
 )
+from tokenomics.perf.speculative import SPECULATIVE_SETTINGS, SpeculativeSetting, speculative_settings
 from tokenomics.perf.step import (
     ServingConfig,
     decode_step_time_s,
@@ -49,15 +64,21 @@ __all__ = [
     "FITTED_FACTORS",
     "PRECISION_RULE",
     "REGENERATE_COMMAND",
+    "SPECULATIVE_SETTINGS",
     "UNCALIBRATED_BAND",
     "Calibration",
+    "Pool",
     "RooflineFactors",
     "ServingConfig",
+    "ServingPlan",
+    "SpeculativeSetting",
     "best_practice_precisions",
+    "best_prefill_config",
     "bundled_calibration",
     "calibrate",
     "calibrated_factors_path",
     "config_label",
+    "decode_configs",
     "decode_step_time_s",
     "default_config",
     "default_factor_table",
@@ -66,9 +87,15 @@ __all__ = [
     "frontier_configs",
     "load_calibration",
     "max_concurrency",
+    "plan_cost_per_mtok",
+    "plan_points",
+    "prefill_configs",
     "prefill_time_s",
     "project_curve",
+    "project_disagg_curve",
     "roofline_points",
+    "speculative_settings",
+    "vera_rubin_nvl144_cpx",
     "weight_bytes_per_gpu",
     "write_calibrated_factors",
 ]

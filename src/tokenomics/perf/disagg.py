@@ -1,0 +1,863 @@
+"""Disaggregated serving plans: a prefill pool and a decode pool, each on its own hardware.
+
+A plan serves one workload (``ISL`` input tokens of which ``C`` are a cached prefix, ``OSL``
+output tokens) with a decode pool of ``N_d`` accelerators in replicas of ``n_d`` (its
+parallelism) and a prefill pool of ``N_p`` accelerators in replicas of ``n_p``. At a decode
+concurrency ``B`` per decode replica::
+
+    R     = (N_d / n_d) x R_rep(B)                      requests/s (pure decode steps, roofline)
+    g     = G(ISL) - G(C)                               prefill accelerator-seconds per request
+    N_p   = n_p x ceil(max(R g / (n_p u_max), R kv / (n_p bw_p eff)))      rate matching
+    u_p   = R g / N_p                                   prefill pool utilisation
+    t_kv  = kv / (min(n_p bw_p, n_d bw_d) x eff)        KV transfer of one request
+    W     = 1/2 x ErlangC(k_p, R s) x s / (k_p - R s)   prefill queueing, k_p = N_p / n_p, s = g / n_p
+    TTFT  = W + t_p + t_kv
+    throughput/GPU        = (ISL + OSL) R / (N_p + N_d)
+    input per prefill GPU = ISL R / N_p,  output per decode GPU = OSL R / N_d
+    cost per GPU-hour     = (N_p c_p + N_d c_d) / (N_p + N_d)
+
+``G(L)`` is the accelerator time a batched prefill pool spends on a prompt of ``L`` tokens
+(FLOPs at the prefill efficiency plus link time, weight reads amortised over the batch; from
+:func:`~tokenomics.perf.roofline_points`), so ``G(ISL) - G(C)`` charges only the uncached tokens
+(their linear FLOPs and their causal attention over the whole context, both exactly linear in
+the differences). ``t_p`` is the latency of one prefill alone, ``t(ISL) x g / G(ISL)``. ``kv``
+is the KV cache of the full ``ISL`` context (the decode pool receives all of it), ``bw`` the
+scale-out bandwidth per accelerator (the scale-up link when both pools share one scale-up
+domain of the same hardware), ``eff`` the fraction of line rate a transfer reaches. The
+decode-side NICs cap the rate: ``R kv <= N_d bw_d eff``.
+
+Assumptions (stated once, here): the prefill pool is an M/D/c queue of ``k_p`` replicas with
+Poisson arrivals (the M/D/c wait is taken as half the M/M/c one, the usual approximation for
+deterministic service); the cached prefix is resident on the prefill pool (reading it is not
+charged); a KV transfer starts when the prefill ends (no layer-wise overlap); the decode pool's
+own collectives and the KV traffic do not contend. Each pool's TCO is its own hardware's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tokenomics._validate import check_fraction, check_positive, check_range
+from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
+from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.step import ServingConfig, max_concurrency, roofline_points
+from tokenomics.units import BYTES_PER_GB
+
+DEFAULT_PREFILL_MAX_UTILIZATION_FRAC: float = 0.8
+"""Busy fraction a prefill pool is sized to at most: above it the queue (TTFT) grows fast."""
+
+DEFAULT_KV_TRANSFER_EFF_FRAC: float = 0.8
+"""Fraction of the NIC line rate one KV transfer reaches (RDMA of MB-sized blocks)."""
+
+PREFILL_PARALLELISM: tuple[tuple[int, int], ...] = (
+    (1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8), (2, 2), (2, 4), (4, 2), (4, 4), (8, 2),
+)
+"""(tp, pp) pairs searched for a prefill replica (``ep = tp`` for MoE models)."""
+
+DISAGG_COLUMNS: tuple[str, ...] = (
+    "prefill_hardware_id", "decode_hardware_id", "prefill_config", "decode_config",
+    "prefill_replica_gpus", "decode_replica_gpus", "prefill_decode_ratio",
+    "prefill_utilization_frac", "prefill_gpu_s_per_request", "prefill_time_s",
+    "prefill_queue_s", "kv_transfer_s", "kv_bytes_per_request", "kv_transfer_load_frac",
+    "prefill_cost_usd_per_gpu_hour", "decode_cost_usd_per_gpu_hour", "cost_usd_per_gpu_hour",
+)
+"""Columns a plan's points carry beside the curve schema."""
+
+
+def _as_model(model: Model | str) -> Model:
+    from tokenomics.catalog import model as lookup
+
+    return lookup(model) if isinstance(model, str) else model
+
+
+def _as_hardware(hardware: Hardware | str) -> Hardware:
+    from tokenomics.catalog import hardware as lookup
+
+    return lookup(hardware) if isinstance(hardware, str) else hardware
+
+
+class Pool(BaseModel):
+    """One role's accelerators: hardware, replica parallelism and how many.
+
+    Attributes
+    ----------
+    hardware : str
+        Catalog hardware id or alias (resolved to the id).
+    config : ServingConfig
+        Parallelism and precisions of one replica of the pool (``disaggregated`` is implied).
+    num_gpus : int or None
+        Accelerators in the pool, a positive multiple of the replica size ``tp x pp``.
+        ``None``: the prefill pool is sized by rate matching; the decode pool fills one system
+        (``accelerators_per_system`` rounded up to whole replicas).
+
+    Examples
+    --------
+    >>> Pool(hardware="CPX", config=ServingConfig(pp=4)).hardware
+    'rubin-cpx'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    hardware: str
+    config: ServingConfig = Field(default_factory=ServingConfig)
+    num_gpus: int | None = None
+
+    @field_validator("hardware", mode="before")
+    @classmethod
+    def _resolve_hardware(cls, value: Any) -> str:
+        from tokenomics.catalog import resolve_hardware_id
+
+        if isinstance(value, Hardware):
+            return value.hardware_id
+        return resolve_hardware_id(str(value))
+
+    @field_validator("config")
+    @classmethod
+    def _disaggregated(cls, value: ServingConfig) -> ServingConfig:
+        return value if value.disaggregated else value.model_copy(update={"disaggregated": True})
+
+    @model_validator(mode="after")
+    def _count(self) -> Pool:
+        n = self.num_gpus
+        if n is None:
+            return self
+        if n <= 0:
+            raise ValueError(
+                f"num_gpus={n} of the {self.hardware} pool must be a positive number of accelerators "
+                "(a disaggregated plan needs both a prefill and a decode pool)"
+            )
+        if n % self.config.num_gpus:
+            raise ValueError(
+                f"num_gpus={n} of the {self.hardware} pool is not a multiple of its replica size "
+                f"tp x pp = {self.config.num_gpus} ({self.config.label})"
+            )
+        return self
+
+    @property
+    def replica_gpus(self) -> int:
+        """Accelerators per replica, ``tp x pp``."""
+        return self.config.num_gpus
+
+
+class ServingPlan(BaseModel):
+    """A disaggregated deployment: a prefill pool and a decode pool.
+
+    Attributes
+    ----------
+    prefill, decode : Pool
+        The two pools (hardware may differ).
+    prefill_max_utilization_frac : float
+        Busy fraction the prefill pool is sized to at most, in (0, 1).
+    kv_transfer_eff_frac : float
+        Fraction of the line rate a KV transfer reaches, in (0, 1].
+
+    Examples
+    --------
+    >>> plan = ServingPlan(prefill=Pool(hardware="rubin-cpx", config=ServingConfig(pp=4)),
+    ...                    decode=Pool(hardware="vr200", config=ServingConfig(tp=8, ep=8)))
+    >>> plan.label
+    'prefill rubin-cpx tp1-pp4-disagg + decode vr200-nvl144 tp8-ep8-disagg'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prefill: Pool
+    decode: Pool
+    prefill_max_utilization_frac: float = DEFAULT_PREFILL_MAX_UTILIZATION_FRAC
+    kv_transfer_eff_frac: float = DEFAULT_KV_TRANSFER_EFF_FRAC
+
+    @field_validator("prefill_max_utilization_frac")
+    @classmethod
+    def _cap(cls, value: float) -> float:
+        check_range("prefill_max_utilization_frac", value, low=0.0, high=1.0,
+                    low_inclusive=False, high_inclusive=False)
+        return float(value)
+
+    @field_validator("kv_transfer_eff_frac")
+    @classmethod
+    def _eff(cls, value: float) -> float:
+        check_range("kv_transfer_eff_frac", value, low=0.0, high=1.0, low_inclusive=False)
+        return float(value)
+
+    @property
+    def label(self) -> str:
+        """``'prefill <hw> <parallelism> + decode <hw> <parallelism>'``."""
+        p, d = self.prefill, self.decode
+        return f"prefill {p.hardware} {p.config.label} + decode {d.hardware} {d.config.label}"
+
+
+def _scaleout_bytes_per_s(hw: Hardware, role: str) -> float:
+    bw = hw.scaleout_bw_unidir_gb_per_s
+    if bw is None:
+        raise ValueError(
+            f"{hw.hardware_id} has no scale-out bandwidth (scaleout_bw_unidir_gb_per_s) in the "
+            f"catalog: the {role} pool sends or receives the KV cache over the scale-out network; "
+            "add the value with tokenomics.add_catalog_file"
+        )
+    return float(bw) * BYTES_PER_GB
+
+
+def _erlang_c(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """Probability of waiting in an M/M/c queue (Erlang C), element-wise; ``load < servers``."""
+    c = servers.astype(int)
+    b = np.ones_like(load, dtype=float)
+    for k in range(1, int(c.max()) + 1):
+        step = load * b / (k + load * b)
+        b = np.where(k <= c, step, b)
+    rho = load / c
+    return b / (1.0 - rho * (1.0 - b))
+
+
+def _pool_factors(hw: Hardware, factors: RooflineFactors | None) -> RooflineFactors:
+    if factors is not None:
+        return factors
+    from tokenomics.perf.calibrate import bundled_calibration
+
+    return bundled_calibration().factors_for(hw)
+
+
+def _prefill_work(
+    m: Model, hw: Hardware, cfg: ServingConfig, isl: float, cached: float, f: RooflineFactors
+) -> tuple[float, float]:
+    """Accelerator-seconds of the prefill pool per request and the latency of one prefill [s]."""
+    b_max = max_concurrency(m, hw, isl_tokens=isl, osl_tokens=1.0, config=cfg, factors=f)
+    if b_max < 1:
+        raise ValueError(
+            f"one {cfg.label} replica of {hw.hardware_id} cannot hold the KV cache of one "
+            f"{isl:g}-token prompt of {m.model_id} beside the weights (hbm_capacity_gb="
+            f"{hw.hbm_capacity_gb:g}); use more tensor or pipeline parallelism in the prefill pool"
+        )
+
+    def gpu_s(length: float) -> tuple[float, float]:
+        pts = roofline_points(m, hw, [1.0], isl_tokens=length, osl_tokens=1.0, config=cfg,
+                              factors=f, check_capacity=False)
+        row = pts.iloc[0]
+        return float(row["num_prefill_gpus"] / row["requests_per_s"]), float(row["ttft_s"])
+
+    full, latency = gpu_s(isl)
+    work = full - (gpu_s(cached)[0] if cached > 0 else 0.0)
+    return work, latency * work / full
+
+
+def _default_decode_gpus(hw: Hardware, cfg: ServingConfig) -> int:
+    n = cfg.num_gpus
+    return n * max(1, math.ceil(hw.accelerators_per_system / n))
+
+
+def _tco_usd_per_gpu_hour(hw: Hardware, tco: Any) -> float:
+    if tco is None:
+        from tokenomics.cost.tco import tco as tco_of
+
+        return float(tco_of(hw).usd_per_gpu_hour)
+    if isinstance(tco, dict):
+        from tokenomics.catalog import resolve_hardware_id
+
+        by_id = {resolve_hardware_id(k): v for k, v in tco.items()}
+        if hw.hardware_id not in by_id:
+            raise KeyError(f"tco_usd_per_gpu_hour has no entry for {hw.hardware_id!r}; got {sorted(tco)}")
+        value = float(by_id[hw.hardware_id])
+    else:
+        value = float(tco)
+    check_range("tco_usd_per_gpu_hour", value, low=0.0, high=1000.0, low_inclusive=False)
+    return value
+
+
+def plan_points(
+    model: Model | str,
+    plan: ServingPlan,
+    concurrency: Any,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    cached_tokens: float = 0.0,
+    prefill_factors: RooflineFactors | None = None,
+    decode_factors: RooflineFactors | None = None,
+    tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
+    check_capacity: bool = True,
+) -> pd.DataFrame:
+    """Return throughput, latency and cost of a disaggregated plan at each decode concurrency.
+
+    Rate matching, KV transfer, prefill queueing and the per-pool GPU counts follow the module
+    formulas. With a fixed prefill pool (``plan.prefill.num_gpus``) every concurrency must be
+    matched by it; otherwise the pool is sized per point.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    plan : ServingPlan
+        The two pools.
+    concurrency : float or array_like
+        Concurrent sequences per decode replica [count], > 0.
+    isl_tokens, osl_tokens : float
+        Input (cached prefix included) and output tokens per request [tokens], > 0.
+    cached_tokens : float
+        Input tokens per request served from the prefix cache, in [0, ISL) [tokens].
+    prefill_factors, decode_factors : RooflineFactors, optional
+        Efficiencies of each pool (default: the bundled calibration's for its hardware).
+    tco_usd_per_gpu_hour : float, dict or None
+        Each pool's TCO [USD/GPU-hour]: a dict keyed by hardware id, or one figure for both;
+        default :func:`tokenomics.tco` of each hardware (itemised, hyperscaler profile).
+    check_capacity : bool
+        Raise if a concurrency exceeds the decode replica's memory capacity (default True).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per concurrency: ``concurrency, requests_per_s, tpot_s,
+        interactivity_tok_per_s_per_user, ttft_s, e2e_interactivity_tok_per_s_per_user,
+        num_gpus, num_prefill_gpus, num_decode_gpus, throughput_tok_per_s_per_gpu,
+        input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu,
+        max_concurrency`` and :data:`DISAGG_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        A pool whose weights or prompt do not fit, hardware without the scale-out bandwidth or
+        the precision rate its role needs (the message names the field), a fixed prefill pool
+        too small for the decode pool's request rate, a decode pool whose NICs cannot receive
+        the KV caches at that rate, ``cached_tokens`` outside [0, ISL).
+
+    Examples
+    --------
+    >>> plan = ServingPlan(
+    ...     prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, weight_precision="fp4",
+    ...                                                        kv_precision="fp8")),
+    ...     decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, kv_precision="fp8"),
+    ...                 num_gpus=16))
+    >>> pts = plan_points("deepseek-r1", plan, [16, 64], isl_tokens=8192.0)
+    >>> pts["num_gpus"].tolist() == (pts["num_prefill_gpus"] + 16).tolist()
+    True
+    """
+    check_positive("isl_tokens", isl_tokens)
+    check_positive("osl_tokens", osl_tokens)
+    isl, osl, cached = float(isl_tokens), float(osl_tokens), float(cached_tokens)
+    check_range("cached_tokens", cached, low=0.0, high=isl, high_inclusive=False)
+    batch = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    check_positive("concurrency", batch)
+    m = _as_model(model)
+    hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
+    cfg_p, cfg_d = plan.prefill.config, plan.decode.config
+    n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
+    bw_p = _scaleout_bytes_per_s(hw_p, "prefill")
+    bw_d = _scaleout_bytes_per_s(hw_d, "decode")
+    eff, u_max = plan.kv_transfer_eff_frac, plan.prefill_max_utilization_frac
+
+    # decode: pure decode steps of one replica
+    dec = roofline_points(m, hw_d, batch, isl_tokens=isl, osl_tokens=osl, config=cfg_d,
+                          factors=f_d, check_capacity=check_capacity)
+    n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
+    rate = (n_dec / n_d) * dec["requests_per_s"].to_numpy(dtype=float)
+
+    # prefill: accelerator-seconds per request and the latency of one prefill
+    g, t_p = _prefill_work(m, hw_p, cfg_p, isl, cached, f_p)
+    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+    same_domain = (hw_p.hardware_id == hw_d.hardware_id and plan.prefill.num_gpus is not None
+                   and plan.prefill.num_gpus + n_dec <= hw_d.scaleup_domain_accelerators)
+    if same_domain:
+        bw_p = bw_d = hw_d.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB
+
+    # decode-side NICs receive every request's KV cache
+    load_d = rate * kv / (n_dec * bw_d * eff)
+    if np.any(load_d > 1.0):
+        bad = batch[load_d > 1.0]
+        raise ValueError(
+            f"rates cannot be matched: at concurrency {bad.min():g} the decode pool of {n_dec} x "
+            f"{hw_d.hardware_id} would receive {rate[load_d > 1.0].min() * kv / 1e9:.1f} GB/s of KV "
+            f"cache, more than its scale-out bandwidth (scaleout_bw_unidir_gb_per_s="
+            f"{hw_d.scaleout_bw_unidir_gb_per_s:g} x {n_dec} x kv_transfer_eff_frac={eff:g}); "
+            "lower the concurrency"
+        )
+    need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
+    if plan.prefill.num_gpus is None:
+        replicas = np.maximum(1.0, np.ceil(need - 1e-9))
+    else:
+        replicas = np.full_like(rate, plan.prefill.num_gpus / n_p)
+        short = need > replicas + 1e-9
+        if np.any(short):
+            i = int(np.argmax(short))
+            raise ValueError(
+                f"rates cannot be matched: the prefill pool (num_gpus={plan.prefill.num_gpus} x "
+                f"{hw_p.hardware_id}, {cfg_p.label}) serves at most "
+                f"{replicas[i] * n_p * u_max / g:.3g} requests/s at prefill_max_utilization_frac="
+                f"{u_max:g}, but the decode pool produces {rate[i]:.3g} requests/s at concurrency "
+                f"{batch[i]:g}; give the prefill pool at least {int(np.ceil(need[i])) * n_p} GPUs "
+                "or lower the concurrency"
+            )
+    n_pre = replicas * n_p
+    util = rate * g / n_pre
+    s = g / n_p
+    load = rate * s
+    wait = 0.5 * _erlang_c(replicas, load) * s / (replicas - load)
+    link = min(n_p * bw_p, n_d * bw_d) * eff
+    t_kv = kv / link
+    ttft = wait + t_p + t_kv
+    tpot = dec["tpot_s"].to_numpy(dtype=float)
+    n_all = n_pre + n_dec
+    c_p = _tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour)
+    c_d = _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour)
+    return pd.DataFrame({
+        "concurrency": batch,
+        "requests_per_s": rate,
+        "tpot_s": tpot,
+        "interactivity_tok_per_s_per_user": 1.0 / tpot,
+        "ttft_s": ttft,
+        "e2e_interactivity_tok_per_s_per_user": osl / (ttft + osl * tpot),
+        "num_gpus": n_all,
+        "num_prefill_gpus": n_pre,
+        "num_decode_gpus": np.full_like(rate, float(n_dec)),
+        "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
+        "input_throughput_tok_per_s_per_gpu": isl * rate / n_pre,
+        "output_throughput_tok_per_s_per_gpu": osl * rate / n_dec,
+        "max_concurrency": dec["max_concurrency"].to_numpy(),
+        "prefill_hardware_id": hw_p.hardware_id,
+        "decode_hardware_id": hw_d.hardware_id,
+        "prefill_config": cfg_p.label,
+        "decode_config": cfg_d.label,
+        "prefill_replica_gpus": float(n_p),
+        "decode_replica_gpus": float(n_d),
+        "prefill_decode_ratio": n_pre / n_dec,
+        "prefill_utilization_frac": util,
+        "prefill_gpu_s_per_request": g,
+        "prefill_time_s": t_p,
+        "prefill_queue_s": wait,
+        "kv_transfer_s": t_kv,
+        "kv_bytes_per_request": kv,
+        "kv_transfer_load_frac": load_d,
+        "prefill_cost_usd_per_gpu_hour": c_p,
+        "decode_cost_usd_per_gpu_hour": c_d,
+        "cost_usd_per_gpu_hour": (n_pre * c_p + n_dec * c_d) / n_all,
+    })
+
+
+def prefill_configs(model: Model | str, hardware: Hardware | str, *, isl_tokens: float = 8192.0,
+                    **fields: Any) -> list[ServingConfig]:
+    """Return the prefill-replica configurations that hold the model and one prompt.
+
+    Searches :data:`PREFILL_PARALLELISM` (``ep = tp`` for MoE models) at the given precisions.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    isl_tokens : float
+        Prompt length the replica must hold [tokens].
+    **fields
+        Other :class:`ServingConfig` fields (precisions).
+
+    Returns
+    -------
+    list of ServingConfig
+        Possibly empty.
+
+    Examples
+    --------
+    >>> [c.label for c in prefill_configs("deepseek-r1", "rubin-cpx", weight_precision="fp4",
+    ...                                   dense_weight_precision="fp8", kv_precision="fp8")][:2]
+    ['tp4-ep4-disagg', 'tp8-ep8-disagg']
+    """
+    m, hw = _as_model(model), _as_hardware(hardware)
+    out = []
+    for tp, pp in PREFILL_PARALLELISM:
+        cfg = ServingConfig(tp=tp, pp=pp, ep=tp if m.is_moe else 1, disaggregated=True, **fields)
+        try:
+            if max_concurrency(m, hw, isl_tokens=isl_tokens, osl_tokens=1.0, config=cfg) >= 1:
+                out.append(cfg)
+        except ValueError:
+            continue
+    return out
+
+
+def best_prefill_config(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    isl_tokens: float,
+    cached_tokens: float = 0.0,
+    factors: RooflineFactors | None = None,
+    configs: Iterable[ServingConfig] | None = None,
+) -> ServingConfig:
+    """Return the prefill replica that spends the fewest accelerator-seconds per request.
+
+    Ties (within 2 %) go to the lower single-prefill latency.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Prefill hardware (or its name).
+    isl_tokens, cached_tokens : float
+        Prompt and cached-prefix lengths [tokens].
+    factors : RooflineFactors, optional
+        Efficiencies (default: the bundled calibration's for the hardware).
+    configs : iterable of ServingConfig, optional
+        Candidates (default: :func:`prefill_configs` at best-practice precisions).
+
+    Returns
+    -------
+    ServingConfig
+        The chosen configuration.
+
+    Raises
+    ------
+    ValueError
+        If no candidate holds the model and one prompt.
+
+    Examples
+    --------
+    >>> best_prefill_config("deepseek-r1", "rubin-cpx", isl_tokens=8192.0).num_gpus >= 4
+    True
+    """
+    from tokenomics.perf.project import best_practice_precisions
+
+    m, hw = _as_model(model), _as_hardware(hardware)
+    f = _pool_factors(hw, factors)
+    cands = list(configs) if configs is not None else prefill_configs(
+        m, hw, isl_tokens=isl_tokens, **best_practice_precisions(m, hw))
+    scored = []
+    for cfg in cands:
+        try:
+            g, t = _prefill_work(m, hw, cfg.model_copy(update={"disaggregated": True}),
+                                 float(isl_tokens), float(cached_tokens), f)
+        except ValueError:
+            continue
+        scored.append((g, t, cfg))
+    if not scored:
+        raise ValueError(
+            f"no prefill configuration of {m.model_id} on {hw.hardware_id} holds the weights and "
+            f"one {isl_tokens:g}-token prompt (hbm_capacity_gb={hw.hbm_capacity_gb:g}; searched "
+            f"tp x pp up to {max(a * b for a, b in PREFILL_PARALLELISM)})"
+        )
+    g_min = min(x[0] for x in scored)
+    near = [x for x in scored if x[0] <= 1.02 * g_min]
+    return min(near, key=lambda x: x[1])[2]
+
+
+def decode_configs(model: Model | str, hardware: Hardware | str, *, speculative: bool = True,
+                   **fields: Any) -> list[ServingConfig]:
+    """Return the decode-replica configurations searched for a disaggregated frontier.
+
+    The parallelism search of :func:`~tokenomics.perf.frontier_configs` for disaggregated decode
+    (wide expert parallelism across the scale-out network up to 64 accelerators), each without
+    and, where the model has published acceptance rates
+    (:func:`~tokenomics.perf.speculative.speculative_settings`), with speculative decoding.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Decode hardware (or its name).
+    speculative : bool
+        Add the published speculative-decoding settings (default True).
+    **fields
+        Other :class:`ServingConfig` fields (precisions).
+
+    Returns
+    -------
+    list of ServingConfig
+        Possibly empty.
+
+    Examples
+    --------
+    >>> cfgs = decode_configs("deepseek-r1", "gb200", weight_precision="fp4",
+    ...                       dense_weight_precision="fp8", kv_precision="fp8")
+    >>> sorted({c.mtp_draft_tokens for c in cfgs})
+    [0, 1, 3]
+    """
+    from tokenomics.perf.calibrate import frontier_configs
+    from tokenomics.perf.speculative import speculative_settings
+
+    m, hw = _as_model(model), _as_hardware(hardware)
+    base = frontier_configs(m, hw, disaggregated=True, **fields)
+    out = list(base)
+    if speculative:
+        for s in speculative_settings(m):
+            out += [c.model_copy(update=s.fields()) for c in base]
+    return out
+
+
+def project_disagg_curve(
+    model: Model | str,
+    prefill_hardware: Hardware | str,
+    decode_hardware: Hardware | str,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    cached_tokens: float = 0.0,
+    concurrency: Sequence[float] | np.ndarray | None = None,
+    prefill_config: ServingConfig | None = None,
+    decode_configs_: Iterable[ServingConfig] | None = None,
+    num_decode_gpus: int | None = None,
+    prefill_max_utilization_frac: float = DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
+    kv_transfer_eff_frac: float = DEFAULT_KV_TRANSFER_EFF_FRAC,
+    tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
+    speculative: bool = True,
+    frontier: bool = False,
+) -> pd.DataFrame:
+    """Project a disaggregated throughput-vs-interactivity curve in the curve schema.
+
+    For every decode configuration (:func:`decode_configs` at best-practice precisions unless
+    given) the decode concurrency is swept (:data:`~tokenomics.perf.DEFAULT_CONCURRENCY` up to
+    the replica's memory capacity and the decode NICs' KV limit) and the prefill pool
+    (:func:`best_prefill_config` unless given) is sized by rate matching at each point
+    (:func:`plan_points`). ``kind="projected"``, ``disaggregated=True``; ``hardware_id`` is the
+    decode hardware, or ``"<prefill>+<decode>"`` when they differ; the ``config`` column names
+    both pools, their GPU counts and the speculative setting.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    prefill_hardware, decode_hardware : Hardware or str
+        Hardware of each pool (may be the same).
+    isl_tokens, osl_tokens, cached_tokens : float
+        Tokens per request: input (cached prefix included), output and cached prefix [tokens].
+    concurrency : sequence of float, optional
+        Decode concurrencies per replica [count] (default: the grid above).
+    prefill_config : ServingConfig, optional
+        Prefill replica (default: :func:`best_prefill_config`).
+    decode_configs_ : iterable of ServingConfig, optional
+        Decode replicas (default: :func:`decode_configs`).
+    num_decode_gpus : int, optional
+        Decode pool size (default: one system of the decode hardware in whole replicas).
+    prefill_max_utilization_frac, kv_transfer_eff_frac : float
+        See :class:`ServingPlan`.
+    tco_usd_per_gpu_hour : float, dict or None
+        Pool TCOs (see :func:`plan_points`).
+    speculative : bool
+        Search published speculative-decoding settings (default True).
+    frontier : bool
+        Return only the Pareto-optimal points (throughput per GPU vs interactivity).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Curve-schema columns plus ``parallelism``, ``config`` and :data:`DISAGG_COLUMNS`.
+
+    Raises
+    ------
+    ValueError
+        If no configuration serves the workload (messages name the limiting field).
+
+    Examples
+    --------
+    >>> c = project_disagg_curve("deepseek-r1", "rubin-cpx", "vr200", isl_tokens=8192.0,
+    ...                          speculative=False)
+    >>> set(c["hardware_id"]), bool((c["num_gpus"] == c["num_prefill_gpus"] + c["num_decode_gpus"]).all())
+    ({'rubin-cpx+vr200-nvl144'}, True)
+    """
+    from tokenomics.curves.ingest._common import workload_label
+    from tokenomics.curves.schema import conform
+    from tokenomics.perf.project import DEFAULT_CONCURRENCY, best_practice_precisions, config_label
+
+    m = _as_model(model)
+    hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
+    isl, osl = float(isl_tokens), float(osl_tokens)
+    f_p, f_d = _pool_factors(hw_p, None), _pool_factors(hw_d, None)
+    cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
+                                                 factors=f_p)
+    cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(
+        m, hw_d, speculative=speculative, **best_practice_precisions(m, hw_d))
+    frames = []
+    errors: list[str] = []
+    for cfg in cfgs_d:
+        plan = ServingPlan(
+            prefill=Pool(hardware=hw_p.hardware_id, config=cfg_p),
+            decode=Pool(hardware=hw_d.hardware_id, config=cfg, num_gpus=num_decode_gpus),
+            prefill_max_utilization_frac=prefill_max_utilization_frac,
+            kv_transfer_eff_frac=kv_transfer_eff_frac,
+        )
+        try:
+            b_max = max_concurrency(m, hw_d, isl_tokens=isl, osl_tokens=osl, config=plan.decode.config,
+                                    factors=f_d)
+        except ValueError as exc:
+            errors.append(str(exc))
+            continue
+        if b_max < 1:
+            errors.append(f"{cfg.label}: max_concurrency=0")
+            continue
+        if concurrency is None:
+            grid = np.asarray([c for c in DEFAULT_CONCURRENCY if c < b_max] + [b_max], dtype=float)
+        else:
+            grid = np.asarray(concurrency, dtype=float)
+        try:
+            pts = plan_points(m, plan, grid, isl_tokens=isl, osl_tokens=osl, cached_tokens=cached_tokens,
+                              prefill_factors=f_p, decode_factors=f_d,
+                              tco_usd_per_gpu_hour=tco_usd_per_gpu_hour)
+        except ValueError as exc:
+            if concurrency is not None or "decode pool of" not in str(exc):
+                raise
+            # the decode NICs limit the rate: keep the concurrencies they can feed
+            pts = _within_nic_limit(m, plan, grid, isl, osl, cached_tokens, f_p, f_d, tco_usd_per_gpu_hour)
+            if pts is None:
+                errors.append(str(exc))
+                continue
+        n_dec = float(pts["num_decode_gpus"].iloc[0])
+        spec = "mtp" if cfg.mtp_draft_tokens else "none"
+        label = (f"prefill {hw_p.hardware_id} {config_label(cfg_p, m)} + decode {int(n_dec)} x "
+                 f"{hw_d.hardware_id} {config_label(plan.decode.config, m)}"
+                 + (f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
+                    if cfg.mtp_draft_tokens else ""))
+        hw_label = hw_d.hardware_id if hw_p.hardware_id == hw_d.hardware_id else (
+            f"{hw_p.hardware_id}+{hw_d.hardware_id}")
+        frame = pd.DataFrame({
+            "hardware_id": hw_label,
+            "model_id": m.model_id,
+            "hardware_name": hw_label,
+            "model_name": m.name,
+            "model_in_catalog": True,
+            "precision": cfg.weight_precision or m.native_weight_precision,
+            "framework": "roofline",
+            "spec_decoding": spec,
+            "disaggregated": True,
+            "workload": workload_label(isl, osl),
+            "isl_tokens": isl,
+            "osl_tokens": osl,
+            "concurrency": pts["concurrency"] * n_dec / cfg.num_gpus,
+            "tp": float(cfg.tp),
+            "ep": float(cfg.ep),
+            "pp": float(cfg.pp),
+            "dp_attention": cfg.dp_attention,
+            "num_gpus": pts["num_gpus"],
+            "num_prefill_gpus": pts["num_prefill_gpus"],
+            "num_decode_gpus": pts["num_decode_gpus"],
+            "throughput_tok_per_s_per_gpu": pts["throughput_tok_per_s_per_gpu"],
+            "input_throughput_tok_per_s_per_gpu": pts["input_throughput_tok_per_s_per_gpu"],
+            "output_throughput_tok_per_s_per_gpu": pts["output_throughput_tok_per_s_per_gpu"],
+            "interactivity_tok_per_s_per_user": pts["interactivity_tok_per_s_per_user"],
+            "e2e_interactivity_tok_per_s_per_user": pts["e2e_interactivity_tok_per_s_per_user"],
+            "ttft_median_s": pts["ttft_s"],
+            "tpot_median_s": pts["tpot_s"],
+            "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
+            "cache_hit_frac": float(cached_tokens) / isl,
+            "kind": "projected",
+            "source": "tokenomics.perf.disagg",
+            "note": f"disaggregated roofline projection, {label}",
+            "parallelism": plan.decode.config.label,
+            "config": label,
+            "max_concurrency": float(b_max),
+            "capacity_limited": pts["concurrency"].to_numpy() == b_max,
+            **{c: pts[c] for c in DISAGG_COLUMNS},
+        })
+        frames.append(frame)
+    if not frames:
+        raise ValueError(
+            f"no disaggregated plan of {m.model_id} with prefill on {hw_p.hardware_id} and decode on "
+            f"{hw_d.hardware_id} serves ISL/OSL {isl:g}/{osl:g}: " + "; ".join(errors[:3])
+        )
+    out = conform(pd.concat(frames, ignore_index=True))
+    if frontier:
+        from tokenomics.curves.frontier import pareto_frontier
+
+        out = pareto_frontier(out, by=None).reset_index(drop=True)
+    return out
+
+
+def _within_nic_limit(m: Model, plan: ServingPlan, grid: np.ndarray, isl: float, osl: float, cached: float,
+                      f_p: RooflineFactors, f_d: RooflineFactors, tco: Any) -> pd.DataFrame | None:
+    kept = []
+    for b in grid:
+        try:
+            kept.append(plan_points(m, plan, [b], isl_tokens=isl, osl_tokens=osl, cached_tokens=cached,
+                                    prefill_factors=f_p, decode_factors=f_d, tco_usd_per_gpu_hour=tco))
+        except ValueError:
+            break
+    return pd.concat(kept, ignore_index=True) if kept else None
+
+
+def plan_cost_per_mtok(points: pd.DataFrame, utilization_frac: Any = 1.0) -> pd.Series:
+    """Return the cost per million tokens (input + output) of each plan point.
+
+    ``cost_usd_per_mtok = cost_usd_per_gpu_hour / (throughput_tok_per_s_per_gpu x 3600 x u) x 1e6``
+    with the pool-weighted TCO ``(N_p c_p + N_d c_d) / (N_p + N_d)`` and the throughput per
+    accelerator of both pools, which equals ``(N_p c_p + N_d c_d) / tokens per hour``.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Rows of :func:`plan_points` or :func:`project_disagg_curve`.
+    utilization_frac : float or Series
+        Busy fraction of paid hours, in (0, 1].
+
+    Returns
+    -------
+    pandas.Series
+        Cost [USD/Mtok], named ``cost_usd_per_mtok``.
+
+    Raises
+    ------
+    KeyError
+        If the frame lacks ``cost_usd_per_gpu_hour`` or the throughput column.
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"cost_usd_per_gpu_hour": [3.6], "throughput_tok_per_s_per_gpu": [1000.0]})
+    >>> round(float(plan_cost_per_mtok(pts).iloc[0]), 4)
+    1.0
+    """
+    from tokenomics.economics import cost_per_mtok
+
+    check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
+    for col in ("cost_usd_per_gpu_hour", "throughput_tok_per_s_per_gpu"):
+        if col not in points:
+            raise KeyError(f"points lack the column {col!r} (rows of plan_points or project_disagg_curve)")
+    out = cost_per_mtok(points["cost_usd_per_gpu_hour"].astype(float),
+                        points["throughput_tok_per_s_per_gpu"].astype(float), utilization_frac)
+    return pd.Series(np.asarray(out, dtype=float), index=points.index, name="cost_usd_per_mtok")
+
+
+def vera_rubin_nvl144_cpx(model: Model | str, *, isl_tokens: float = 8192.0,
+                          decode_config: ServingConfig | None = None) -> ServingPlan:
+    """Return the Vera Rubin NVL144 CPX rack as a plan: 144 Rubin CPX prefill + 72 Rubin decode.
+
+    The rack holds 144 Rubin CPX, 72 Rubin packages (144 dies) and 36 Vera CPUs
+    (NVIDIA, 2025-09-09); its prefill:decode ratio is fixed at 2:1. The prefill replica is
+    :func:`best_prefill_config` on Rubin CPX (the rack's 144 CPX are rounded down to whole
+    replicas); the decode replica defaults to TP 8 / EP 8 with DP-attention on VR200 at
+    best-practice precisions (9 replicas), or ``decode_config``.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    isl_tokens : float
+        Prompt length the prefill replica must hold [tokens].
+    decode_config : ServingConfig, optional
+        Decode replica (its ``tp x pp`` must divide into 72).
+
+    Returns
+    -------
+    ServingPlan
+        Fixed pools; :func:`plan_points` raises where the rack's ratio cannot match the rates.
+
+    Examples
+    --------
+    >>> plan = vera_rubin_nvl144_cpx("deepseek-r1")
+    >>> plan.prefill.num_gpus <= 144, plan.decode.hardware
+    (True, 'vr200-nvl144')
+    """
+    from tokenomics.perf.project import best_practice_precisions
+
+    m = _as_model(model)
+    cfg_p = best_prefill_config(m, "rubin-cpx", isl_tokens=isl_tokens)
+    cfg_d = decode_config or ServingConfig(tp=8, ep=8, dp_attention=True,
+                                           **best_practice_precisions(m, "vr200-nvl144"))
+    n_d = cfg_d.num_gpus * (72 // cfg_d.num_gpus)
+    if n_d == 0:
+        raise ValueError(f"decode_config {cfg_d.label} needs more than the rack's 72 Rubin packages")
+    return ServingPlan(
+        prefill=Pool(hardware="rubin-cpx", config=cfg_p, num_gpus=cfg_p.num_gpus * (144 // cfg_p.num_gpus)),
+        decode=Pool(hardware="vr200-nvl144", config=cfg_d, num_gpus=n_d),
+    )

@@ -1,0 +1,205 @@
+"""Tests of disaggregated serving plans: rate matching, GPU counts, KV transfer, queueing, cost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.perf import RooflineFactors, ServingConfig, roofline_points
+from tokenomics.perf.disagg import (
+    DISAGG_COLUMNS,
+    Pool,
+    ServingPlan,
+    _erlang_c,
+    best_prefill_config,
+    decode_configs,
+    plan_cost_per_mtok,
+    plan_points,
+    project_disagg_curve,
+    vera_rubin_nvl144_cpx,
+)
+
+FP4 = {"weight_precision": "fp4", "dense_weight_precision": "fp8", "kv_precision": "fp8"}
+FP8 = {"weight_precision": "fp8", "dense_weight_precision": "fp8", "kv_precision": "fp8"}
+FACTORS = RooflineFactors()
+
+
+def _b200_h200(**decode: object) -> ServingPlan:
+    return ServingPlan(
+        prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4)),
+        decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8), **decode),  # type: ignore[arg-type]
+    )
+
+
+def _points(plan: ServingPlan, conc: list[float], **kw: object) -> pd.DataFrame:
+    args: dict[str, object] = {"isl_tokens": 8192.0, "osl_tokens": 1024.0, "prefill_factors": FACTORS,
+                               "decode_factors": FACTORS, "tco_usd_per_gpu_hour": {"b200": 3.0, "h200": 2.0}}
+    args.update(kw)
+    return plan_points("deepseek-r1", plan, conc, **args)  # type: ignore[arg-type]
+
+
+def test_every_denominator_uses_its_own_pool() -> None:
+    # total / all GPUs, input / prefill GPUs, output / decode GPUs (one dashboard divided by the
+    # wrong count and doubled its cost per token)
+    pts = _points(_b200_h200(num_gpus=16), [8.0, 64.0])
+    r = pts["requests_per_s"]
+    assert np.allclose(pts["num_gpus"], pts["num_prefill_gpus"] + 16)
+    assert np.allclose(pts["throughput_tok_per_s_per_gpu"] * pts["num_gpus"], (8192 + 1024) * r)
+    assert np.allclose(pts["input_throughput_tok_per_s_per_gpu"] * pts["num_prefill_gpus"], 8192 * r)
+    assert np.allclose(pts["output_throughput_tok_per_s_per_gpu"] * 16, 1024 * r)
+
+
+def test_decode_rate_is_the_replica_rate_times_replicas() -> None:
+    plan = _b200_h200(num_gpus=24)
+    pts = _points(plan, [32.0])
+    one = roofline_points("deepseek-r1", "h200", [32.0], isl_tokens=8192.0, osl_tokens=1024.0,
+                          config=plan.decode.config, factors=FACTORS)
+    assert pts["requests_per_s"].iloc[0] == pytest.approx(3 * one["requests_per_s"].iloc[0])
+    assert pts["tpot_s"].iloc[0] == pytest.approx(one["tpot_s"].iloc[0])
+
+
+def test_prefill_pool_is_the_smallest_that_keeps_up() -> None:
+    plan = _b200_h200(num_gpus=64)
+    pts = _points(plan, [16.0, 64.0, 96.0])
+    u_max = plan.prefill_max_utilization_frac
+    g = pts["prefill_gpu_s_per_request"]
+    assert (pts["prefill_utilization_frac"] <= u_max + 1e-12).all()
+    # one replica (8 GPUs) fewer would exceed the cap
+    fewer = pts["num_prefill_gpus"] - 8
+    over = pts["requests_per_s"] * g / fewer.where(fewer > 0)
+    assert ((over > u_max) | fewer.le(0)).all()
+    assert np.allclose(pts["prefill_decode_ratio"], pts["num_prefill_gpus"] / 64)
+
+
+def test_cached_prefix_charges_only_uncached_tokens() -> None:
+    plan = _b200_h200(num_gpus=16)
+    full = _points(plan, [8.0])["prefill_gpu_s_per_request"].iloc[0]
+    half = _points(plan, [8.0], isl_tokens=4096.0)["prefill_gpu_s_per_request"].iloc[0]
+    cached = _points(plan, [8.0], cached_tokens=4096.0)["prefill_gpu_s_per_request"].iloc[0]
+    # G(8192) - G(4096): linear FLOPs of the new half plus its attention over the whole context
+    assert cached == pytest.approx(full - half)
+    assert half < cached < full
+
+
+def test_kv_transfer_hand_calculation() -> None:
+    # DeepSeek-R1 MLA cache in the FlashMLA FP8 layout: 61 layers x (512 FP8 latent + 4 FP32
+    # scales + 64 BF16 RoPE values) = 61 x 656 bytes per token
+    kv = 61 * (512 + 4 * 4 + 64 * 2) * 8192.0
+    pts = _points(_b200_h200(num_gpus=16), [8.0])
+    assert pts["kv_bytes_per_request"].iloc[0] == pytest.approx(kv)
+    # 8 B200 NICs and 8 H200 NICs of 50 GB/s, at 80 % of line rate
+    assert pts["kv_transfer_s"].iloc[0] == pytest.approx(kv / (8 * 50e9 * 0.8))
+    ttft = pts["prefill_queue_s"] + pts["prefill_time_s"] + pts["kv_transfer_s"]
+    assert np.allclose(pts["ttft_s"], ttft)
+
+
+def test_erlang_c_hand_values() -> None:
+    # M/M/1: P(wait) = rho; M/M/2 at a = 1 Erlang: (a^2 / (2 (1 - a/2))) / (1 + a + that) = 1/3
+    got = _erlang_c(np.array([1.0, 2.0]), np.array([0.5, 1.0]))
+    assert got == pytest.approx([0.5, 1.0 / 3.0])
+
+
+def test_queueing_grows_with_prefill_load() -> None:
+    plan = ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=64),
+                       decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8), num_gpus=64))
+    pts = _points(plan, [8.0, 64.0, 96.0])
+    assert pts["prefill_queue_s"].is_monotonic_increasing
+    assert pts["prefill_utilization_frac"].is_monotonic_increasing
+
+
+def test_cost_uses_each_pool_tco() -> None:
+    pts = _points(_b200_h200(num_gpus=16), [64.0])
+    n_p, n_d = pts["num_prefill_gpus"].iloc[0], 16.0
+    assert pts["cost_usd_per_gpu_hour"].iloc[0] == pytest.approx((3.0 * n_p + 2.0 * n_d) / (n_p + n_d))
+    # cost per Mtok = pool dollars per hour / million tokens per hour
+    tokens_per_h = pts["requests_per_s"].iloc[0] * (8192 + 1024) * 3600
+    expected = (3.0 * n_p + 2.0 * n_d) / tokens_per_h * 1e6
+    assert plan_cost_per_mtok(pts).iloc[0] == pytest.approx(expected)
+    assert plan_cost_per_mtok(pts, 0.5).iloc[0] == pytest.approx(2 * expected)
+
+
+def test_default_pool_tco_comes_from_the_catalog() -> None:
+    pts = _points(_b200_h200(num_gpus=16), [8.0], tco_usd_per_gpu_hour=None)
+    assert pts["prefill_cost_usd_per_gpu_hour"].iloc[0] == pytest.approx(tk.tco("b200").usd_per_gpu_hour)
+    assert pts["decode_cost_usd_per_gpu_hour"].iloc[0] == pytest.approx(tk.tco("h200").usd_per_gpu_hour)
+
+
+@pytest.mark.parametrize("count", [0, -8])
+def test_pool_without_gpus_is_refused(count: int) -> None:
+    with pytest.raises(ValueError, match="num_gpus"):
+        Pool(hardware="h200", config=ServingConfig(tp=8), num_gpus=count)
+
+
+def test_pool_size_must_be_whole_replicas() -> None:
+    with pytest.raises(ValueError, match="multiple of its replica size"):
+        Pool(hardware="h200", config=ServingConfig(tp=8), num_gpus=12)
+
+
+def test_unknown_hardware_names_close_matches() -> None:
+    with pytest.raises(KeyError, match="h200"):
+        Pool(hardware="h2000")
+
+
+def test_unmatched_rates_raise_instead_of_falling_back() -> None:
+    plan = ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=8),
+                       decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8), num_gpus=64))
+    with pytest.raises(ValueError, match=r"rates cannot be matched.*num_gpus=8"):
+        _points(plan, [96.0])
+
+
+def test_hardware_without_scaleout_bandwidth_is_named() -> None:
+    plan = ServingPlan(prefill=Pool(hardware="h800", config=ServingConfig(tp=8, ep=8, **FP8)),
+                       decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8)))
+    with pytest.raises(ValueError, match="scaleout_bw_unidir_gb_per_s"):
+        plan_points("deepseek-r1", plan, [8.0], isl_tokens=8192.0)
+
+
+def test_prefill_hardware_too_small_is_named() -> None:
+    plan = ServingPlan(prefill=Pool(hardware="rubin-cpx", config=ServingConfig(**FP4)),
+                       decode=Pool(hardware="vr200", config=ServingConfig(tp=8, ep=8, **FP4)))
+    with pytest.raises(ValueError, match="usable"):
+        plan_points("deepseek-r1", plan, [8.0], isl_tokens=8192.0)
+
+
+def test_out_of_range_inputs() -> None:
+    with pytest.raises(ValueError, match="cached_tokens"):
+        _points(_b200_h200(num_gpus=16), [8.0], cached_tokens=8192.0)
+    with pytest.raises(ValueError, match="prefill_max_utilization_frac"):
+        ServingPlan(prefill=Pool(hardware="b200"), decode=Pool(hardware="h200"), prefill_max_utilization_frac=80)
+    with pytest.raises(ValueError, match="utilization_frac"):
+        plan_cost_per_mtok(_points(_b200_h200(num_gpus=16), [8.0]), 0.0)
+
+
+def test_cpx_prefill_needs_several_cards_for_deepseek() -> None:
+    cfg = best_prefill_config("deepseek-r1", "rubin-cpx", isl_tokens=8192.0)
+    assert cfg.num_gpus >= 4  # ~350 GB of FP4/FP8 weights over 128 GB GDDR7 cards
+    assert cfg.disaggregated
+
+
+def test_nvl144_cpx_rack_plan() -> None:
+    plan = vera_rubin_nvl144_cpx("deepseek-r1")
+    assert plan.prefill.hardware == "rubin-cpx"
+    assert plan.decode.hardware == "vr200-nvl144"
+    assert plan.prefill.num_gpus is not None
+    assert 144 - plan.prefill.config.num_gpus < plan.prefill.num_gpus <= 144
+    assert plan.decode.num_gpus == 72
+
+
+@pytest.mark.parametrize(("prefill", "decode"), [("rubin-cpx", "vr200"), ("b200", "h200"), ("gb300", "gb200")])
+def test_heterogeneous_pairs_project(prefill: str, decode: str) -> None:
+    c = project_disagg_curve("deepseek-r1", prefill, decode, isl_tokens=8192.0, speculative=False, frontier=True)
+    assert len(c) > 3
+    assert c["disaggregated"].all()
+    assert (c["kind"] == "projected").all()
+    assert np.isfinite(c["throughput_tok_per_s_per_gpu"].astype(float)).all()
+    assert c["config"].str.contains("prefill").all()
+    assert c["config"].str.contains("decode").all()
+    assert set(DISAGG_COLUMNS) <= set(c.columns)
+
+
+def test_speculative_decoding_in_the_decode_search() -> None:
+    cfgs = decode_configs("deepseek-r1", "gb300", **FP4)
+    assert {(c.mtp_draft_tokens, c.mtp_acceptance_frac) for c in cfgs} >= {(0, 0.0), (1, 0.85), (3, 0.7)}
+    assert {c.mtp_draft_tokens for c in decode_configs("llama-3.3-70b", "h200")} == {0}
