@@ -39,18 +39,23 @@ INDEX_IDS = sorted(_INDEX["model_id"])
 FIRST_PARTY = dict(zip(_INDEX["model_id"], _INDEX["first_party_provider"], strict=True))
 
 
-def _snapshots() -> dict[tuple[str, str, str], dict[str, float]]:
+def _snapshots(tier: str | None = "standard") -> dict[tuple[str, str, str], dict[str, float]]:
     snaps: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
     for r in ROWS:
-        snaps[(r["model_id"], r["provider"], r["as_of"])][r["parameter"]] = float(r["value"])
+        if tier is None or r["tier"] == tier:
+            key = (r["model_id"], r["provider"], r["as_of"]) if tier else (r["model_id"], r["provider"],
+                                                                            r["tier"], r["as_of"])
+            snaps[key][r["parameter"]] = float(r["value"])  # type: ignore[index]
     return dict(snaps)
 
 
-SNAPSHOTS = _snapshots()
+SNAPSHOTS = _snapshots()  # standard tier, keyed (model, provider, as_of)
+ALL_TIERS = _snapshots(None)  # every tier, keyed (model, provider, tier, as_of)
+KEYS = ("model_id", "provider", "tier")
 
 
 @pytest.mark.parametrize(
-    "row", ROWS, ids=[f"{r['model_id']}:{r['provider']}:{r['parameter']}@{r['as_of']}" for r in ROWS]
+    "row", ROWS, ids=[f"{r['model_id']}:{r['provider']}:{r['tier']}:{r['parameter']}@{r['as_of']}" for r in ROWS]
 )
 def test_row_validates_alone(row: dict[str, str], tmp_path: Path) -> None:
     """Each row passes the catalog validator by itself and carries a real citation."""
@@ -59,7 +64,7 @@ def test_row_validates_alone(row: dict[str, str], tmp_path: Path) -> None:
         writer = csv.DictWriter(fh, fieldnames=list(row))
         writer.writeheader()
         writer.writerow(row)
-    frame = read_tidy(one, table="price", key_columns=("model_id", "provider"), vocabulary=VOCAB)
+    frame = read_tidy(one, table="price", key_columns=KEYS, vocabulary=VOCAB)
     assert len(frame) == 1
     assert row["unit"] == VOCAB[("price", row["parameter"])].unit == "USD/Mtok"
     assert row["model_id"] in INDEX_IDS
@@ -74,20 +79,20 @@ def test_row_validates_alone(row: dict[str, str], tmp_path: Path) -> None:
 
 
 def test_whole_file_validates() -> None:
-    frame = read_tidy(PRICES, table="price", key_columns=("model_id", "provider"), vocabulary=VOCAB)
+    frame = read_tidy(PRICES, table="price", key_columns=KEYS, vocabulary=VOCAB)
     assert len(frame) == len(ROWS)
 
 
-@pytest.mark.parametrize("key", sorted(SNAPSHOTS), ids=["/".join(k) for k in sorted(SNAPSHOTS)])
-def test_snapshot_is_complete_and_coherent(key: tuple[str, str, str]) -> None:
-    snap = SNAPSHOTS[key]
+@pytest.mark.parametrize("key", sorted(ALL_TIERS), ids=["/".join(k) for k in sorted(ALL_TIERS)])
+def test_snapshot_is_complete_and_coherent(key: tuple[str, ...]) -> None:
+    snap = ALL_TIERS[key]
     assert "input_usd_per_mtok" in snap, "a snapshot needs an input price"
     assert "output_usd_per_mtok" in snap, "a snapshot needs an output price"
     cached = snap.get("cached_input_usd_per_mtok")
     if cached is not None:
         # Pitfall 3: cached tokens are a discounted part of the input, never dearer than a miss.
         assert cached <= snap["input_usd_per_mtok"]
-    assert dt.date.fromisoformat(key[2]) <= dt.date.today()
+    assert dt.date.fromisoformat(key[-1]) <= dt.date.today()
 
 
 def test_provider_names_have_one_spelling() -> None:
@@ -144,5 +149,66 @@ def test_deepseek_price_history_is_dated() -> None:
 
 def test_price_table_has_one_row_per_snapshot() -> None:
     table = tk.price_table()
-    assert len(table) == len(SNAPSHOTS)
+    assert len(table) == len(ALL_TIERS)
+    assert len(tk.price_table(price_tier="standard")) == len(SNAPSHOTS)
     assert {"input_usd_per_mtok", "output_usd_per_mtok", "source"} <= set(table.columns)
+
+
+# --- price tiers --------------------------------------------------------------------------------
+
+_TIERED = sorted({(m, p, t) for (m, p, t, _) in ALL_TIERS if t != "standard"})
+
+
+@pytest.mark.parametrize("key", _TIERED, ids=["/".join(k) for k in _TIERED])
+def test_tier_is_priced_against_its_standard_rate(key: tuple[str, str, str]) -> None:
+    """Batch, flex and off-peak are discounts; priority and fast are premiums (same provider)."""
+    model_id, provider, tier = key
+    other = tk.price(model_id, provider, price_tier=tier)
+    try:
+        base = tk.price(model_id, provider, as_of=other.as_of)
+    except KeyError:
+        pytest.skip(f"{provider} publishes no standard {model_id} price on or before {other.as_of}")
+    if tier in ("batch", "flex", "off-peak"):
+        assert other.output_usd_per_mtok < base.output_usd_per_mtok
+        assert other.input_usd_per_mtok <= base.input_usd_per_mtok
+    else:
+        assert other.output_usd_per_mtok > base.output_usd_per_mtok
+        assert other.input_usd_per_mtok >= base.input_usd_per_mtok
+    assert other.tier == tier and base.tier == "standard"
+
+
+def test_unknown_tier_names_the_tiers() -> None:
+    with pytest.raises(KeyError, match="priority"):
+        tk.price("deepseek-v3.2", price_tier="premium-plus")
+
+
+def test_missing_tier_lists_what_the_provider_publishes() -> None:
+    with pytest.raises(KeyError, match="published tiers: standard"):
+        tk.price("kimi-k2", "Groq", price_tier="batch")
+
+
+def test_user_file_without_tier_column_is_standard(tmp_path: Path) -> None:
+    f = tmp_path / "mine.csv"
+    f.write_text(
+        "model_id,provider,parameter,value,unit,source,as_of,confidence,note\n"
+        "kimi-k2,Acme,input_usd_per_mtok,0.5,USD/Mtok,own contract (acme.com),2026-11-01,verified,\n"
+        "kimi-k2,Acme,output_usd_per_mtok,2.0,USD/Mtok,own contract (acme.com),2026-11-01,verified,\n",
+        encoding="utf-8",
+    )
+    try:
+        tk.add_catalog_file(f, "price")
+        p = tk.price("kimi-k2", "Acme")
+        assert (p.tier, p.output_usd_per_mtok) == ("standard", 2.0)
+    finally:
+        tk.catalog.reset_catalogs()
+
+
+def test_user_file_with_an_unknown_tier_is_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "mine.csv"
+    f.write_text(
+        "model_id,provider,tier,parameter,value,unit,source,as_of,confidence,note\n"
+        "kimi-k2,Acme,gold,input_usd_per_mtok,0.5,USD/Mtok,own contract (acme.com),2026-11-01,verified,\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(tk.catalog.CatalogError, match=r"line 2.*tier.*'gold' is not one of"):
+        tk.add_catalog_file(f, "price")

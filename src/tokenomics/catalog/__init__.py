@@ -27,6 +27,7 @@ from tokenomics.catalog._entities import (
     TcoProfile,
 )
 from tokenomics.catalog._registry import (
+    PRICE_TIERS,
     REGISTRY,
     TABLES,
     data_dir,
@@ -39,6 +40,7 @@ from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_cache_byt
 
 __all__ = [
     "CONFIDENCE_LEVELS",
+    "PRICE_TIERS",
     "TABLES",
     "ApiPrice",
     "CatalogEntry",
@@ -296,16 +298,30 @@ def model_table() -> pd.DataFrame:
     return _wide(REGISTRY.frame("model"), ["model_id"], REGISTRY.frame("model_index"), "model_id")
 
 
-def _price_snapshots(model_id: str, provider: str | None) -> pd.DataFrame:
+def _price_snapshots(model_id: str, provider: str | None, tier: str | None = None) -> pd.DataFrame:
     frame = REGISTRY.frame("price")
     rows = frame[frame["model_id"] == model_id]
     if provider is not None:
         rows = rows[rows["provider"].map(lambda p: p.lower()) == provider.lower()]
+    if tier is not None:
+        rows = rows[rows["tier"] == tier]
     return rows
 
 
-def price(model: str, provider: str | None = None, *, as_of: dt.date | str | None = None) -> ApiPrice:
-    """Return a provider's list price for a model.
+def _check_tier(price_tier: str) -> str:
+    from tokenomics._validate import unknown_name_error
+
+    tier = str(price_tier).strip().lower().replace("_", "-").replace(" ", "-")
+    tier = {"offpeak": "off-peak", "high-speed": "fast", "highspeed": "fast", "turbo": "fast",
+            "on-demand": "standard", "default": "standard"}.get(tier, tier)
+    if tier not in PRICE_TIERS:
+        raise unknown_name_error("price tier", price_tier, PRICE_TIERS)
+    return tier
+
+
+def price(model: str, provider: str | None = None, *, as_of: dt.date | str | None = None,
+          price_tier: str = "standard") -> ApiPrice:
+    """Return a provider's list price for a model in one price tier.
 
     Parameters
     ----------
@@ -314,15 +330,20 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     provider : str, optional
         Provider name (case-insensitive). Default, in this order: a provider whose prices you
         added with :func:`add_catalog_file` (your own or negotiated prices; the most recently
-        dated if several), the model's first-party provider where it sells the model, else the
-        provider with the lowest current output price.
+        dated if several), the model's first-party provider where it sells the model in this
+        tier, else the provider with the lowest current output price in this tier.
     as_of : datetime.date or str, optional
         Use the latest snapshot on or before this date (default: the latest).
+    price_tier : str
+        ``"standard"`` (on-demand list price, default), ``"batch"``, ``"flex"``, ``"priority"``,
+        ``"fast"`` (a high-speed serving of the same model sold at a premium, e.g. Moonshot
+        ``-highspeed``) or ``"off-peak"``; see :data:`PRICE_TIERS`.
 
     Notes
     -----
     Where you added rows for a model and provider, only your rows are used for that pair (their
-    latest snapshot), whatever their dates; bundled rows of the pair are ignored.
+    latest snapshot), whatever their dates; bundled rows of the pair are ignored. A user file
+    without a ``tier`` column is read as ``standard``.
 
     Returns
     -------
@@ -332,8 +353,8 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     Raises
     ------
     KeyError
-        For an unknown model, or a provider with no price for it (the message lists the providers
-        that have one), or no snapshot on or before ``as_of``.
+        For an unknown model or tier, a provider with no price for it in that tier (the message
+        lists the providers and tiers that have one), or no snapshot on or before ``as_of``.
 
     Examples
     --------
@@ -342,8 +363,9 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
     True
     """
     mid = resolve_model_id(model)
+    tier = _check_tier(price_tier)
     when = dt.date.fromisoformat(as_of) if isinstance(as_of, str) else as_of
-    every = _price_snapshots(mid, None)
+    every = _price_snapshots(mid, None, tier)
     if provider is None:
         first = str(_index_meta("model_index", mid, Model).get("first_party_provider", ""))
         providers = set(every["provider"])
@@ -361,25 +383,34 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
             current = out.sort_values("as_of").drop_duplicates("provider", keep="last")
             if not current.empty:
                 provider = str(current.sort_values("value", kind="stable")["provider"].iloc[0])
-    rows = _price_snapshots(mid, provider) if provider is not None else every.iloc[0:0]
+    rows = _price_snapshots(mid, provider, tier) if provider is not None else every.iloc[0:0]
     if rows.empty:
         from tokenomics._validate import unknown_name_error
 
-        raise unknown_name_error(f"provider for {mid}", provider, sorted(set(every["provider"])))
+        anywhere = _price_snapshots(mid, provider, None) if provider is not None else _price_snapshots(mid, None)
+        if not anywhere.empty and provider is not None:
+            tiers = sorted(set(anywhere["tier"]))
+            raise KeyError(f"no {tier!r} price for {mid} from {provider}; published tiers: {', '.join(tiers)}")
+        if every.empty:
+            offered = _price_snapshots(mid, None)[["provider", "tier"]].drop_duplicates()
+            listing = ", ".join(f"{p} ({t})" for p, t in offered.itertuples(index=False)) or "none"
+            raise KeyError(f"no {tier!r} price for {mid} from any provider; prices published: {listing}")
+        raise unknown_name_error(f"provider for {mid} ({tier} tier)", provider, sorted(set(every["provider"])))
     if (rows["origin"] == "user").any():
         rows = rows[rows["origin"] == "user"]
     if when is not None:
         rows = rows[rows["as_of"] <= when]
         if rows.empty:
-            raise KeyError(f"no {mid} price from {provider} on or before {when}")
+            raise KeyError(f"no {mid} {tier} price from {provider} on or before {when}")
     snapshot = rows["as_of"].max()
     prov_name = str(rows["provider"].iloc[0])
-    return _build(ApiPrice, "price", {"model_id": mid, "provider": prov_name},
+    return _build(ApiPrice, "price", {"model_id": mid, "provider": prov_name, "tier": tier},
                   {"as_of": snapshot}, as_of=snapshot, rows=rows)
 
 
-def price_table(model: str | None = None, provider: str | None = None) -> pd.DataFrame:
-    """Return dated API prices, one row per model, provider and snapshot date.
+def price_table(model: str | None = None, provider: str | None = None,
+                price_tier: str | None = None) -> pd.DataFrame:
+    """Return dated API prices, one row per model, provider, tier and snapshot date.
 
     Parameters
     ----------
@@ -387,26 +418,31 @@ def price_table(model: str | None = None, provider: str | None = None) -> pd.Dat
         Keep only this model (id or alias).
     provider : str, optional
         Keep only this provider (case-insensitive).
+    price_tier : str, optional
+        Keep only this tier (see :data:`PRICE_TIERS`); default all tiers.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``model_id, provider, as_of`` and the price parameters [USD/Mtok], plus ``source``.
+        Columns ``model_id, provider, tier, as_of`` and the price parameters [USD/Mtok], plus
+        ``source``.
 
     Raises
     ------
     KeyError
-        For an unknown model.
+        For an unknown model or tier.
     """
     frame = REGISTRY.frame("price")
     if model is not None:
         frame = frame[frame["model_id"] == resolve_model_id(model)]
     if provider is not None:
         frame = frame[frame["provider"].str.lower() == provider.lower()]
-    wide = frame.pivot_table(index=["model_id", "provider", "as_of"], columns="parameter",
-                             values="value", aggfunc="last")
+    if price_tier is not None:
+        frame = frame[frame["tier"] == _check_tier(price_tier)]
+    keys = ["model_id", "provider", "tier", "as_of"]
+    wide = frame.pivot_table(index=keys, columns="parameter", values="value", aggfunc="last")
     wide.columns.name = None
-    src = frame.groupby(["model_id", "provider", "as_of"])["source"].first()
+    src = frame.groupby(keys)["source"].first()
     return wide.join(src).reset_index()
 
 

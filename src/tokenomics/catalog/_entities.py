@@ -364,6 +364,9 @@ class ApiPrice(CatalogEntry):
     ----------
     model_id, provider : str
         Catalog model id and provider name.
+    tier : str
+        Price tier: ``standard``, ``batch``, ``flex``, ``priority``, ``fast`` or ``off-peak``
+        (see :data:`tokenomics.catalog.PRICE_TIERS`).
     as_of : datetime.date
         Date of the price snapshot.
     input_usd_per_mtok : float
@@ -380,6 +383,7 @@ class ApiPrice(CatalogEntry):
 
     model_id: str
     provider: str
+    tier: str = "standard"
     as_of: dt.date
     input_usd_per_mtok: float
     cached_input_usd_per_mtok: float | None = None

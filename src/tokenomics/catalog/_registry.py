@@ -38,6 +38,10 @@ class TableSpec:
     index_table : str
         For a values file, the index table its first key column must refer to (a user row for
         an id that no index knows is an error, never silently unused).
+    key_defaults : tuple of (str, str)
+        Key columns a file may omit and the value they then take.
+    key_choices : tuple of (str, tuple of str)
+        Key columns restricted to a fixed set of values.
     """
 
     name: str
@@ -48,7 +52,15 @@ class TableSpec:
     required: tuple[str, ...] = ()
     booleans: tuple[str, ...] = ()
     index_table: str = ""
+    key_defaults: tuple[tuple[str, str], ...] = ()
+    key_choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
+
+PRICE_TIERS: tuple[str, ...] = ("standard", "batch", "flex", "priority", "fast", "off-peak")
+"""Price tiers of ``pricing/api_prices.csv``: ``standard`` (on-demand list price), ``batch``
+(asynchronous, typically within 24 h), ``flex`` (slower, interruptible synchronous), ``priority``
+(same model, guaranteed capacity), ``fast`` (a high-speed serving of the same model, e.g. Moonshot's
+``-highspeed`` or a provider's ``fast``/``turbo`` endpoint) and ``off-peak`` (time-of-day discount)."""
 
 TABLES: dict[str, TableSpec] = {
     t.name: t
@@ -62,8 +74,9 @@ TABLES: dict[str, TableSpec] = {
                             "open_weights", "first_party_provider"),
                   booleans=("open_weights",)),
         TableSpec("model", "models/architectures.csv", ("model_id",), "values", "model", index_table="model_index"),
-        TableSpec("price", "pricing/api_prices.csv", ("model_id", "provider"), "values", "price",
-                  index_table="model_index"),
+        TableSpec("price", "pricing/api_prices.csv", ("model_id", "provider", "tier"), "values", "price",
+                  index_table="model_index", key_defaults=(("tier", "standard"),),
+                  key_choices=(("tier", PRICE_TIERS),)),
         TableSpec("tco_system", "tco/systems.csv", ("hardware_id",), "values", "tco_system",
                   index_table="hardware_index"),
         TableSpec("tco_profile_index", "tco/profile_index.csv", ("profile_id",), "index",
@@ -126,7 +139,8 @@ class Registry:
                                booleans=spec.booleans)
         else:
             frame = read_tidy(path, table=spec.vocabulary_table, key_columns=spec.keys,
-                              vocabulary=self.vocabulary())
+                              vocabulary=self.vocabulary(), key_defaults=dict(spec.key_defaults),
+                              key_choices=dict(spec.key_choices))
             if spec.index_table:
                 self._check_ids(spec, frame, path)
         frame["origin"] = origin

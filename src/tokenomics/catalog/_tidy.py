@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -168,6 +168,8 @@ def read_tidy(
     key_columns: Sequence[str],
     vocabulary: dict[tuple[str, str], ParameterSpec],
     today: dt.date | None = None,
+    key_defaults: Mapping[str, str] | None = None,
+    key_choices: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """Read and validate one tidy catalog file.
 
@@ -183,6 +185,11 @@ def read_tidy(
         From :func:`read_vocabulary`.
     today : datetime.date, optional
         Reference date for the "as-of in the future" check (default: today, UTC).
+    key_defaults : mapping, optional
+        Key columns a file may omit, with the value they then take (the price ``tier`` column
+        defaults to ``"standard"``).
+    key_choices : mapping, optional
+        Key columns restricted to a fixed set of values (e.g. the price tiers).
 
     Returns
     -------
@@ -199,6 +206,8 @@ def read_tidy(
         level, or the same key and parameter given twice for the same as-of date.
     """
     today = today or dt.datetime.now(dt.UTC).date()
+    defaults = dict(key_defaults or {})
+    choices = {k: tuple(v) for k, v in (key_choices or {}).items()}
     cols = (*key_columns, *VALUE_COLUMNS)
     rows: list[dict[str, object]] = []
     seen: dict[tuple[str, ...], int] = {}
@@ -206,7 +215,7 @@ def read_tidy(
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
         for col in cols:
-            if col not in header:
+            if col not in header and col not in defaults:
                 raise CatalogError(path, "header", col, "required column is missing")
         for line, raw in enumerate(reader, start=2):
             where = f"line {line}"
@@ -214,8 +223,14 @@ def read_tidy(
                 raise CatalogError(path, where, "row", "more fields than the header has columns")
             row = {k: (raw.get(k) or "").strip() for k in cols}
             for key in key_columns:
+                if not row[key] and key in defaults and key not in header:
+                    row[key] = defaults[key]
                 if not row[key]:
                     raise CatalogError(path, where, key, "empty key")
+                if key in choices and row[key] not in choices[key]:
+                    raise CatalogError(
+                        path, where, key, f"{row[key]!r} is not one of {', '.join(choices[key])}"
+                    )
             where = f"line {line} ({', '.join(row[k] for k in key_columns)}, {row['parameter']})"
             spec = vocabulary.get((table, row["parameter"]))
             if spec is None:
