@@ -12,12 +12,30 @@ NAMES = [
     ("Kimi K2.7 Code", "kimi-k2.7"),
     ("Kimi-K2.7-Code", "kimi-k2.7"),
     ("kimik2.7", "kimi-k2.7"),
+    ("kimi-k2.6", "kimi-k2.6"),
+    ("deepseek-v3.2", "deepseek-v3.2"),
+    ("deepseek-v4", "deepseek-v4-pro"),
+    ("DeepSeek-V4-Pro", "deepseek-v4-pro"),
+    ("deepseek-v4-flash", "deepseek-v4-flash"),
+    ("DeepSeek V4.1 Flash", "deepseek-v4.1-flash"),
+    ("deepseek-flash", "deepseek-v4.1-flash"),
+    ("qwen3.5-397b", "qwen3.5-397b-a17b"),
+    ("Qwen/Qwen3.5-397B-A17B".split("/")[-1], "qwen3.5-397b-a17b"),
+    ("minimax-m2.5", "minimax-m2.5"),
+    ("glm-5", "glm-5"),
+    ("GLM 5.1", "glm-5.1"),
 ]
 
 
 @pytest.mark.parametrize(("name", "model_id"), NAMES)
 def test_name_resolves(name: str, model_id: str) -> None:
     assert tk.catalog.resolve_model_id(name) == model_id
+
+
+@pytest.mark.parametrize("model_id", sorted({m for _, m in NAMES}))
+def test_every_new_model_has_a_default_price(model_id: str) -> None:
+    p = tk.price(model_id)
+    assert p.output_usd_per_mtok >= p.input_usd_per_mtok > 0
 
 
 def test_kimi_k27_is_a_k2_family_mla_model_with_a_moonshot_price() -> None:
@@ -28,3 +46,28 @@ def test_kimi_k27_is_a_k2_family_mla_model_with_a_moonshot_price() -> None:
     assert p.provider == "Moonshot"
     # Moonshot's launch list price, USD/Mtok (vercel.com providers page; apidog guide)
     assert (p.input_usd_per_mtok, p.cached_input_usd_per_mtok, p.output_usd_per_mtok) == (0.95, 0.19, 4.0)
+
+
+def test_deepseek_v4_kv_cache_is_a_tenth_of_v32_at_1m() -> None:
+    # DeepSeek-V4 model card: at 1M tokens V4-Pro needs "10% of KV cache compared with
+    # DeepSeek-V3.2". By hand (BF16): V3.2 61 x (512 + 64) x 2 B = 70,272 B/token; V4-Pro
+    # 512 x 2 B x (30/4 + 31/128) = 7,928 B/token -> 11.3 % (the CSA indexer keys are not counted).
+    v4 = tk.kv_cache_bytes_per_sequence("deepseek-v4-pro", 1_000_000.0)
+    v32 = tk.kv_cache_bytes_per_sequence("deepseek-v3.2", 1_000_000.0)
+    assert tk.kv_cache_bytes_per_token("deepseek-v4-pro") == pytest.approx(512 * 2 * (30 / 4 + 31 / 128))
+    assert 0.08 < v4 / v32 < 0.13
+
+
+def test_qwen35_linear_attention_layers_hold_no_per_token_cache() -> None:
+    # only the 15 gated-attention layers cache K and V: 15 x 2 KV heads x (256 + 256) x 2 B
+    assert tk.kv_cache_bytes_per_token("qwen3.5-397b-a17b") == 15 * 2 * 512 * 2
+
+
+def test_published_tiers() -> None:
+    fast = tk.price("kimi-k2", "Moonshot", price_tier="fast")  # kimi-k2-turbo-preview
+    std = tk.price("kimi-k2", "Moonshot")
+    assert fast.output_usd_per_mtok == 4 * std.output_usd_per_mtok == 10.0
+    off = tk.price("deepseek-v4.1-flash", price_tier="off-peak")
+    peak = tk.price("deepseek-v4.1-flash")
+    assert off.output_usd_per_mtok == peak.output_usd_per_mtok / 2 == 0.60
+    assert tk.price("deepseek-v4.1-flash", price_tier="offpeak") == off  # spelling variants

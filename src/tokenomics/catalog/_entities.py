@@ -287,7 +287,8 @@ class Model(CatalogEntry):
     model_id, name, developer : str
         Catalog id (e.g. ``"deepseek-r1"``), display name, developer.
     attention_type : str
-        ``"mha"``, ``"gqa"`` or ``"mla"``.
+        ``"mha"``, ``"gqa"``, ``"mla"`` or ``"csa"`` (DeepSeek-V4 compressed sparse + heavily
+        compressed attention, one shared K=V entry per KV head).
     native_weight_precision : str
         Precision of the released weights (e.g. ``"fp8"``, ``"bf16"``, ``"mxfp4"``).
     open_weights : bool
@@ -314,6 +315,18 @@ class Model(CatalogEntry):
         Vocabulary size [tokens].
     max_context_tokens : int
         Maximum context length [tokens].
+    linear_attention_layers : int or None
+        Layers with linear attention (Gated DeltaNet, Kimi Delta Attention): a fixed-size state,
+        no per-token KV cache.
+    csa_layers, hca_layers : int or None
+        DeepSeek-V4 compressed-attention layers (``attention_type == "csa"``): one KV row per
+        ``csa_compress_ratio`` / ``hca_compress_ratio`` tokens, plus the sliding window.
+    csa_compress_ratio, hca_compress_ratio : int or None
+        Tokens pooled into one KV row [tokens].
+    engram_layers : int or None
+        Layers with an Engram conditional-memory lookup.
+    engram_params_b : float or None
+        Parameters in Engram tables [billions].
     """
 
     _vocabulary_table: ClassVar[str] = "model"
@@ -350,6 +363,13 @@ class Model(CatalogEntry):
     dense_ffn_size: int | None = None
     vocab_size: int
     max_context_tokens: int
+    linear_attention_layers: int | None = None
+    csa_layers: int | None = None
+    csa_compress_ratio: int | None = None
+    hca_layers: int | None = None
+    hca_compress_ratio: int | None = None
+    engram_layers: int | None = None
+    engram_params_b: float | None = None
 
     @property
     def is_moe(self) -> bool:

@@ -9,6 +9,12 @@ The formulas (per layer, per token):
   RoPE part in BF16: ``kv_lora_rank + kv_lora_rank / 128 x 4 + qk_rope_head_dim x 2`` bytes
   (656 bytes for DeepSeek-V3).
 * Sliding-window layers hold at most ``sliding_window_tokens`` tokens per sequence.
+* Linear-attention layers (``linear_attention_layers``: Gated DeltaNet, Kimi Delta Attention) keep
+  a fixed-size recurrent state and no per-token cache; they are not counted.
+* DeepSeek-V4 compressed attention (``attention_type == "csa"``): one entry of ``head_dim`` values
+  per KV head serves as both K and V; CSA and HCA layers store one row per ``csa_compress_ratio`` /
+  ``hca_compress_ratio`` tokens plus the raw ``sliding_window_tokens`` window (DeepSeek-V4 model
+  card, 2026-04-24). The CSA lightning-indexer keys are not counted.
 """
 
 from __future__ import annotations
@@ -54,6 +60,27 @@ def _window_layers(m: Model) -> tuple[int, float]:
     return layers, float(m.sliding_window_tokens or 0)
 
 
+def _layer_mix(m: Model) -> tuple[float, float, float]:
+    """Return (full-cache layers, window-only layers, compressed rows per token summed over layers).
+
+    Compressed layers (CSA/HCA) also hold the raw window; their window part is added by the
+    callers through ``window_equivalent`` = window-only + compressed layer count.
+    """
+    window_layers, _ = _window_layers(m)
+    linear = m.linear_attention_layers or 0
+    csa, hca = m.csa_layers or 0, m.hca_layers or 0
+    if (csa and not m.csa_compress_ratio) or (hca and not m.hca_compress_ratio):
+        raise ValueError(f"{m.model_id}: compressed-attention layers need their compress ratio")
+    full = m.layers - window_layers - linear - csa - hca
+    if full < 0:
+        raise ValueError(
+            f"{m.model_id}: window ({window_layers}) + linear ({linear}) + CSA ({csa}) + HCA ({hca}) "
+            f"layers exceed layers={m.layers}"
+        )
+    rows = (csa / m.csa_compress_ratio if csa else 0.0) + (hca / m.hca_compress_ratio if hca else 0.0)
+    return float(full), float(window_layers + csa + hca), rows
+
+
 def kv_bytes_per_token_per_layer(model: Model | str, kv_precision: str = "bf16") -> float:
     """Return KV-cache bytes one token occupies in one attention layer.
 
@@ -92,6 +119,8 @@ def kv_bytes_per_token_per_layer(model: Model | str, kv_precision: str = "bf16")
         return float((m.mla_kv_lora_rank + m.mla_qk_rope_head_dim) * bytes_per_element(prec))
     if m.kv_heads is None:
         raise ValueError(f"{m.model_id}: {m.attention_type} attention needs kv_heads")
+    if m.attention_type == "csa":
+        return float(m.kv_heads * m.head_dim * bytes_per_element(prec))
     v_dim = m.v_head_dim if m.v_head_dim is not None else m.head_dim
     return float(m.kv_heads * (m.head_dim + v_dim) * bytes_per_element(prec))
 
@@ -109,8 +138,9 @@ def kv_cache_bytes_per_sequence(
 def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_precision: str = "bf16") -> Any:
     """Return the KV-cache bytes of one sequence of a given context length.
 
-    Formula: ``per_layer x (full_layers x L + window_layers x min(L, window))`` where ``L`` is the
-    context length and ``per_layer`` comes from :func:`kv_bytes_per_token_per_layer`.
+    Formula: ``per_layer x ((full_layers + csa/r_csa + hca/r_hca) x L + (window_layers + csa + hca)
+    x min(L, window))`` where ``L`` is the context length, ``per_layer`` comes from
+    :func:`kv_bytes_per_token_per_layer`, and linear-attention layers count for nothing.
 
     Parameters
     ----------
@@ -142,11 +172,11 @@ def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_prec
     check_positive("context_tokens", context_tokens)
     m = _model(model)
     per_layer = kv_bytes_per_token_per_layer(m, kv_precision)
-    window_layers, window = _window_layers(m)
-    full_layers = m.layers - window_layers
+    _, window = _window_layers(m)
+    full_layers, windowed, compressed_rows = _layer_mix(m)
     raw = context_tokens.to_numpy(dtype=float) if isinstance(context_tokens, pd.Series) else context_tokens
     ctx = np.asarray(raw, dtype=float)
-    out = per_layer * (full_layers * ctx + window_layers * np.minimum(ctx, window))
+    out = per_layer * ((full_layers + compressed_rows) * ctx + windowed * np.minimum(ctx, window))
     if isinstance(context_tokens, pd.Series):
         return pd.Series(out, index=context_tokens.index, name="kv_cache_bytes")
     if np.ndim(out) == 0:
@@ -193,8 +223,8 @@ def kv_cache_bytes_per_token(
     """
     m = _model(model)
     if context_tokens is None:
-        window_layers, _ = _window_layers(m)
-        return kv_bytes_per_token_per_layer(m, kv_precision) * (m.layers - window_layers)
+        full_layers, _, compressed_rows = _layer_mix(m)
+        return kv_bytes_per_token_per_layer(m, kv_precision) * (full_layers + compressed_rows)
     total = kv_cache_bytes_per_sequence(m, context_tokens, kv_precision)
     if isinstance(context_tokens, pd.Series):
         return (total / context_tokens.astype(float)).rename("kv_cache_bytes_per_token")
