@@ -20,7 +20,7 @@ NAMES = [
     ("DeepSeek V4.1 Flash", "deepseek-v4.1-flash"),
     ("deepseek-flash", "deepseek-v4.1-flash"),
     ("qwen3.5-397b", "qwen3.5-397b-a17b"),
-    ("Qwen/Qwen3.5-397B-A17B".split("/")[-1], "qwen3.5-397b-a17b"),
+    ("Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
     ("minimax-m2.5", "minimax-m2.5"),
     ("glm-5", "glm-5"),
     ("GLM 5.1", "glm-5.1"),

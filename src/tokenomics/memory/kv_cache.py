@@ -77,7 +77,9 @@ def _layer_mix(m: Model) -> tuple[float, float, float]:
             f"{m.model_id}: window ({window_layers}) + linear ({linear}) + CSA ({csa}) + HCA ({hca}) "
             f"layers exceed layers={m.layers}"
         )
-    rows = (csa / m.csa_compress_ratio if csa else 0.0) + (hca / m.hca_compress_ratio if hca else 0.0)
+    rows = (csa / m.csa_compress_ratio if csa and m.csa_compress_ratio else 0.0) + (
+        hca / m.hca_compress_ratio if hca and m.hca_compress_ratio else 0.0
+    )
     return float(full), float(window_layers + csa + hca), rows
 
 
