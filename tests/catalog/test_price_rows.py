@@ -174,7 +174,8 @@ def test_tier_is_priced_against_its_standard_rate(key: tuple[str, str, str]) -> 
     else:
         assert other.output_usd_per_mtok > base.output_usd_per_mtok
         assert other.input_usd_per_mtok >= base.input_usd_per_mtok
-    assert other.tier == tier and base.tier == "standard"
+    assert other.tier == tier
+    assert base.tier == "standard"
 
 
 def test_unknown_tier_names_the_tiers() -> None:
