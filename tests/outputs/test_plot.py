@@ -10,6 +10,7 @@ from matplotlib.collections import PolyCollection, QuadMesh
 
 from tokenomics.curves.schema import conform
 from tokenomics.outputs import plot
+from tokenomics.outputs.colors import system_color
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +85,7 @@ def test_pareto_distinct_colours():
     ax = plot.pareto(_points())
     colours = {ln.get_color() for ln in ax.get_lines() if not ln.get_label().startswith("_")}
     assert len(colours) == 3
-    assert colours <= set(plot.OKABE_ITO)
+    assert colours == {system_color(h) for h in _points()["hardware_id"].unique()}
 
 
 def test_pareto_accepts_schema_frame_and_single_hardware():
@@ -266,8 +267,17 @@ def test_tornado_title_fits_and_legend_clear_of_bars(width_in):
         assert not text.get_window_extent(renderer).overlaps(legend_box)
 
 
-def test_hardware_colors_stable_and_distinct():
-    ids = [f"h{i}" for i in range(12)]
+def test_hardware_colors_fixed_per_system_whatever_the_order():
+    ids = ["vr200-nvl144", "gb200-nvl72", "tpu-v7", "b200"]
     styles = plot.hardware_colors(ids)
-    assert len(set(styles.values())) == 12
-    assert plot.hardware_colors(ids[:3]) == {k: styles[k] for k in ids[:3]}
+    assert plot.hardware_colors(reversed(ids)) == styles
+    assert plot.hardware_colors(["tpu-v7"])["tpu-v7"] == styles["tpu-v7"]
+    assert styles["gb200-nvl72"][0] != styles["tpu-v7"][0]  # shared a colour once
+    assert {k: v[0] for k, v in styles.items()} == {h: system_color(h) for h in ids}
+
+
+def test_hardware_colors_distinct_for_systems_outside_the_catalog():
+    ids = [f"own-{i}" for i in range(12)]
+    styles = plot.hardware_colors(ids)
+    assert len({v[0] for v in styles.values()}) == 12
+    assert plot.hardware_colors(ids[:3]) == plot.hardware_colors(list(reversed(ids[:3])))

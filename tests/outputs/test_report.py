@@ -31,8 +31,8 @@ def test_files_written(out):
     for stem in ("pareto", "cost_vs_interactivity", "margin_vs_utilization", "margin_heatmap", "tornado"):
         assert f"{stem}_deepseek-r1.png" in names
     assert "tco_breakdown.png" in names
-    for table in ("headline", "curve_points", "cost_curves", "margin_vs_utilization", "margin_grid",
-                  "sensitivity", "tco", "assumptions", "sources", "skipped"):
+    for table in ("headline", "curve_points", "cost_curves", "standard_points", "tco_rates", "margin_vs_utilization",
+                  "margin_grid", "sensitivity", "tco", "assumptions", "sources", "skipped"):
         assert f"{table}.csv" in names
     assert {"index.html", MARKER} <= names
     for png in out.glob("*.png"):
@@ -42,11 +42,14 @@ def test_files_written(out):
 
 def test_html_self_contained_with_assumptions_and_sources(out):
     page = (out / "index.html").read_text(encoding="utf-8")
-    srcs = re.findall(r'src="([^"]*)"', page)
-    assert len(srcs) == 6  # five charts of the model and the TCO breakdown
-    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    # offline: no external script, stylesheet or image; plotly.js is inline
+    assert re.findall(r'<script[^>]*\ssrc=', page) == []
     assert "<link" not in page
-    assert "<script" not in page
+    assert re.findall(r'<img[^>]*src="http', page) == []
+    assert "plotly.js" in page[:200_000].lower() or "Plotly" in page[:200_000]
+    # one chart per figure: Pareto and cost per model, margin, heat map, tornado, TCO breakdown
+    charts = re.findall(r'<script type="application/json" class="fig-data" data-target="([^"]+)"', page)
+    assert len(charts) == len(set(charts)) == 6
     assert ">Assumptions<" in page
     assert ">Sources<" in page
     sources = pd.read_csv(out / "sources.csv")
@@ -55,10 +58,72 @@ def test_html_self_contained_with_assumptions_and_sources(out):
     assert {"hardware spec", "TCO inputs", "TCO profile", "model architecture", "curve points (measured)"} <= cats
     assert any(c.startswith("API price") for c in cats)
     for src in sources["source"].dropna().unique():
-        assert _escape(src) in page, src
+        for url in re.findall(r"https?://[^\s,;()\[\]<>\"']+", src):
+            assert f'href="{_escape(url.rstrip("."))}"' in page, url  # sources are links
     assumptions = pd.read_csv(out / "assumptions.csv")
     assert "utilization_frac" in set(assumptions["assumption"])
     assert "license fee" in set(assumptions["assumption"])
+
+
+def test_chart_data_carries_hover_and_selector_tags(out):
+    import json
+
+    page = (out / "index.html").read_text(encoding="utf-8")
+    blobs = re.findall(r'<script type="application/json" class="fig-data" data-target="[^"]+">(.*?)</script>',
+                       page, flags=re.S)
+    figs = [json.loads(b.replace("<\\/", "</")) for b in blobs]
+    pareto = next(f for f in figs if f["layout"]["meta"]["title"].startswith("deepseek-r1: throughput"))
+    roles = {tr["meta"]["role"] for tr in pareto["data"]}
+    assert {"envelope", "configs"} <= roles
+    configs = [tr for tr in pareto["data"] if tr["meta"]["role"] == "configs"]
+    assert all(tr["visible"] is False for tr in configs)  # configurations on demand only
+    assert all("source: %{customdata[1]}" in tr["hovertemplate"] for tr in configs)
+    cost = next(f for f in figs if f["layout"]["meta"]["title"].startswith("deepseek-r1: cost"))
+    tco_tags = {tr["meta"]["tco"] for tr in cost["data"]}
+    rates = pd.read_csv(out / "tco_rates.csv")
+    assert tco_tags == set(rates["tco_label"])
+    assert len(tco_tags) >= 2  # a selector has something to choose
+    # one colour per system, the same in every chart
+    colours: dict[str, set[str]] = {}
+    for f in figs:
+        for tr in f["data"]:
+            if "line" in tr and "color" in tr["line"] and "(" in tr.get("name", ""):
+                colours.setdefault(tr["name"].split(" (")[0], set()).add(tr["line"]["color"])
+    assert colours
+    assert all(len(c) == 1 for c in colours.values())
+
+
+def test_standard_points_recompute(out):
+    std = pd.read_csv(out / "standard_points.csv")
+    assert sorted(set(std["interactivity_tok_per_s_per_user"])) == [20, 35, 50, 75, 100]
+    curve, _ = reference_curve("deepseek-r1", "b200", isl_tokens=8192, osl_tokens=1024,
+                               interactivity_tok_per_s_per_user=50.0)
+    for rec in std.itertuples():
+        t = float(curve.throughput_at(rec.interactivity_tok_per_s_per_user))
+        if np.isnan(t):
+            assert np.isnan(rec.throughput_tok_per_s_per_gpu)
+            continue
+        assert rec.throughput_tok_per_s_per_gpu == pytest.approx(t)
+        mtok_per_hour = t * 3600 * rec.utilization_frac / 1e6
+        assert rec.cost_usd_per_mtok == pytest.approx(rec.cost_usd_per_gpu_hour / mtok_per_hour)
+
+
+def test_report_text_names_cli_options_not_python_arguments(out):
+    page = (out / "index.html").read_text(encoding="utf-8")
+    text = re.sub(r"<script.*?</script>", "", page, flags=re.S)
+    assert "ServingConfig" not in text
+    assert not re.search(r"\bpass \w+=", text)
+    skipped = pd.read_csv(out / "skipped.csv")
+    for reason in skipped["reason"]:
+        assert "=" not in reason, reason
+
+
+def test_skip_reason_for_a_catalog_system_without_tco_row():
+    err = KeyError("unknown hardware with TCO inputs 'tpu-v5e'; closest: tpu-v5p. Valid ids: b200")
+    text = report.build._reason("TCO", "tpu-v5e", err)
+    assert "unknown hardware" not in text
+    assert "data/tco/systems.csv" in text
+    assert "--tco-vintage" in text
 
 
 def _escape(text: str) -> str:
@@ -228,7 +293,7 @@ def test_assumptions_state_the_fee_applied_per_model(out):
     assert "open weights" in applied["note"]
     assert "0.30 for licensed models" in applied["note"]
     assert "--license-fee" in applied["note"]
-    given = report._assumptions(ReportOptions(models=("deepseek-r1",), license_fee_frac=0.2),
+    given = report.build._assumptions(ReportOptions(models=("deepseek-r1",), license_fee_frac=0.2),
                                 pd.DataFrame({"hardware_id": ["b200"]})).set_index("assumption")
     assert given.loc["license fee applied to deepseek-r1", "value"] == "0.2"
     assert "given" in given.loc["license fee applied to deepseek-r1", "note"]
@@ -272,7 +337,7 @@ def test_failure_leaves_nothing(tmp_path, monkeypatch):
     def boom(_):
         raise RuntimeError("chart failed")
 
-    monkeypatch.setattr(report, "_charts", boom)
+    monkeypatch.setattr(report.sections, "png_charts", boom)
     with pytest.raises(RuntimeError, match="chart failed"):
         write_report(tmp_path / "r", SMALL, progress=False)
     assert list(tmp_path.iterdir()) == []

@@ -7,9 +7,9 @@ columns), draws on ``ax`` (a new figure when ``ax`` is None) and returns the
 
 Conventions shared by every chart:
 
-* one colour per hardware from the Okabe-Ito palette, which stays distinguishable under the
-  common forms of colour-vision deficiency [1]_; pass ``colors=`` to keep colours fixed across
-  charts (see :func:`hardware_colors`);
+* one fixed colour and marker per system (:mod:`tokenomics.outputs.colors`: Okabe-Ito and Tol
+  colours, distinguishable under the common forms of colour-vision deficiency [1]_), the same in
+  every chart whatever else it shows; ``colors=`` overrides them;
 * measured points are solid lines with markers; roofline projections are dashed, with their
   uncertainty band shaded;
 * values that cannot be shown on a log axis (<= 0, NaN) are dropped and the number dropped is
@@ -26,6 +26,7 @@ References
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 from matplotlib.transforms import offset_copy
+
+from tokenomics.outputs.colors import BAND_ALPHA, FALLBACK_COLORS, SYSTEM_COLORS, system_style
 
 __all__ = [
     "OKABE_ITO",
@@ -117,7 +120,7 @@ _WORDS: dict[str, str] = {
 
 _PERCENT = PercentFormatter(xmax=1.0, decimals=0)
 
-_BAND_ALPHA = 0.10
+_BAND_ALPHA = BAND_ALPHA
 _LEGEND_INSIDE_MAX = 5
 
 
@@ -185,7 +188,7 @@ def display_name(hardware_id: str) -> str:
 
 
 def hardware_colors(hardware_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """Assign each hardware id a colour and a marker, in the order given.
+    """Return the fixed colour and marker of each system (:mod:`tokenomics.outputs.colors`).
 
     Parameters
     ----------
@@ -195,16 +198,26 @@ def hardware_colors(hardware_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
     Returns
     -------
     dict of str to (str, str)
-        ``hardware_id -> (colour hex, marker)``. Colours follow :data:`SERIES_COLORS` (14
-        distinct), markers cycle through ten shapes, so every pair is distinct up to 70 entries.
+        ``hardware_id -> (colour hex, marker)``. A catalog system always gets its colour from
+        :data:`tokenomics.outputs.colors.SYSTEM_COLORS`, whatever else is listed and in which
+        order; systems outside it get distinct colours chosen by a hash of their id.
     """
     out: dict[str, tuple[str, str]] = {}
-    n_col = len(SERIES_COLORS)
-    for hid in hardware_ids:
-        if hid in out:
-            continue
-        i = len(out)
-        out[hid] = (SERIES_COLORS[i % n_col], _MARKERS[(i + i // n_col) % len(_MARKERS)])
+    unknown: list[str] = []
+    for hid in dict.fromkeys(str(h) for h in hardware_ids):
+        if hid in SYSTEM_COLORS:
+            style = system_style(hid)
+            out[hid] = (style.color, style.marker)
+        else:
+            unknown.append(hid)
+    pool = [*FALLBACK_COLORS, *(c for c in SYSTEM_COLORS.values() if c not in {v[0] for v in out.values()})]
+    used = {v[0] for v in out.values()}
+    for hid in sorted(unknown):
+        start = zlib.crc32(hid.encode("utf-8")) % len(pool)
+        free = [pool[(start + k) % len(pool)] for k in range(len(pool))]
+        color = next((c for c in free if c not in used), free[0])
+        used.add(color)
+        out[hid] = (color, system_style(hid).marker)
     return out
 
 

@@ -1,4 +1,4 @@
-"""``tokenomics report``: the whole chain on the bundled data, written as HTML, PNGs and CSVs.
+"""The computation of ``tokenomics report``: every number of the report as a tidy table.
 
 The chain, per model and hardware:
 
@@ -6,34 +6,25 @@ The chain, per model and hardware:
    (their Pareto envelope over serving configurations) where at least two exist, else the
    calibrated roofline projection with its uncertainty band;
 2. TCO per accelerator-hour (:func:`tokenomics.cost.tco.tco`: itemised from the catalog with an
-   operator profile, or a published figure);
-3. cost per million tokens along the curve (:func:`tokenomics.economics.cost_per_mtok`);
+   operator profile, or a published figure), on the report's basis and on every other basis
+   the catalog holds for the system (the report's TCO selector);
+3. cost per million tokens along the curve (:func:`tokenomics.economics.cost_per_mtok`), and
+   throughput and cost at the standard interactivity points
+   (:data:`STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER`);
 4. at a reference interactivity: revenue at catalog list prices, license fee, gross margin and
    break-even utilization (:class:`tokenomics.analysis.scenario.Scenario`), margin vs utilization and
    utilization x license-fee grids (:func:`tokenomics.analysis.scenario.sweep`) and the one-at-a-time
-   sensitivity of margin (:func:`tokenomics.analysis.sensitivity.margin_sensitivity`);
-5. charts (:mod:`tokenomics.outputs.plot`) and a self-contained ``index.html`` listing every assumption
-   and every source.
+   sensitivity of margin (:func:`tokenomics.analysis.sensitivity.margin_sensitivity`).
 
-The output directory is written atomically (built beside the target, then renamed) and is never
-overwritten unless it is empty, was written by a previous report (marker file
-:data:`MARKER`), or ``force=True``.
+Nothing here draws or writes: see :mod:`tokenomics.outputs.report.sections` and
+:mod:`tokenomics.outputs.report.write`.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import datetime as dt
-import html
-import io
 import math
-import os
-import shutil
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -45,12 +36,12 @@ from tokenomics.outputs.compare import _band_ratios, reference_curve
 
 __all__ = [
     "DEFAULT_MODELS",
-    "MARKER",
+    "STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER",
+    "Report",
     "ReportOptions",
     "build_report",
     "default_license_fee_frac",
     "validate_tco_names",
-    "write_report",
 ]
 
 DEFAULT_MODELS: tuple[str, ...] = ("deepseek-r1", "gpt-oss-120b")
@@ -59,23 +50,8 @@ DEFAULT_MODELS: tuple[str, ...] = ("deepseek-r1", "gpt-oss-120b")
 LICENSED_MODEL_FEE_FRAC: float = 0.30
 """Default license fee (share of revenue) of a model whose weights are not open."""
 
-MARKER: str = ".tokenomics-report"
-"""File a report writes into its directory; its presence allows the next report to replace it."""
-
-HEADLINE_COLUMNS: dict[str, tuple[str, str]] = {
-    "model_id": ("model", "{}"),
-    "hardware_id": ("hardware", "{}"),
-    "curve_kind": ("curve", "{}"),
-    "interactivity_tok_per_s_per_user": ("interactivity [tok/s/user]", "{:.0f}"),
-    "throughput_tok_per_s_per_gpu": ("throughput [tok/s/GPU]", "{:,.0f}"),
-    "cost_usd_per_gpu_hour": ("TCO [USD/GPU-hour]", "{:.2f}"),
-    "cost_usd_per_mtok": ("cost [USD/Mtok]", "{:.3f}"),
-    "blended_price_usd_per_mtok": ("price [USD/Mtok]", "{:.3f}"),
-    "license_fee_frac": ("license fee [%]", "{:.0%}"),
-    "gross_margin_frac": ("gross margin [%]", "{:.1%}"),
-    "breakeven_utilization_frac": ("break-even utilization [%]", "{:.1%}"),
-}
-"""Columns of the headline table: CSV column -> (HTML header, format)."""
+STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER: tuple[float, ...] = (20.0, 35.0, 50.0, 75.0, 100.0)
+"""Interactivity points at which the report tabulates throughput and cost [tok/s/user]."""
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -181,6 +157,16 @@ class ReportOptions(BaseModel):
         if self.tco_basis == "itemised":
             return f"itemised, {self.tco_profile} profile"
         return f"published {self.tco_vintage}, {self.tco_tier} tier"
+
+    def workload_label(self) -> str:
+        """Describe the workload in words, e.g. ``"ISL/OSL 8192/1024"``.
+
+        Returns
+        -------
+        str
+            The description.
+        """
+        return f"ISL/OSL {self.isl_tokens:g}/{self.osl_tokens:g}"
 
 
 def validate_tco_names(basis: str, profile: str, vintage: str, tier: str) -> None:
@@ -292,11 +278,14 @@ class Report(BaseModel):
         The assumptions used.
     tables : dict of str to pandas.DataFrame
         ``headline`` (one row per model and hardware at the reference interactivity),
-        ``curve_points``, ``cost_curves``, ``margin_vs_utilization``, ``margin_grid``,
-        ``sensitivity``, ``tco``, ``assumptions``, ``sources`` and ``skipped``.
+        ``curve_points``, ``cost_curves`` (per TCO basis, column ``tco_label``),
+        ``standard_points`` (throughput and cost at the standard interactivity points, per TCO
+        basis), ``tco_rates``, ``margin_vs_utilization``, ``margin_grid``, ``sensitivity``,
+        ``tco``, ``assumptions``, ``sources`` and ``skipped``. Curve tables carry a ``workload``
+        column.
     focus : dict of str to str
         Per model, the hardware of the heat map and tornado chart (lowest cost per Mtok at the
-        reference interactivity).
+        reference interactivity among systems with a measured curve, else among all).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
@@ -358,9 +347,12 @@ def build_report(
         try:
             tco_results[hid] = _tco(hid, opts)
         except (KeyError, ValueError) as err:
-            skipped.append({"model_id": "*", "hardware_id": hid, "stage": "TCO", "reason": _msg(err)})
+            skipped.append({"model_id": "*", "hardware_id": hid, "stage": "TCO", "reason": _reason("TCO", hid, err)})
     if not tco_results:
         raise ValueError(f"no hardware has a TCO on the basis {opts.tco_label()}: {skipped}")
+    rates = {hid: _tco_rates(hid, opts, res) for hid, res in tco_results.items()}
+    wl = opts.workload_label()
+    std_frames: list[pd.DataFrame] = []
 
     point_frames, cost_frames, headline, util_frames, grid_frames, sens_frames = [], [], [], [], [], []
     focus: dict[str, str] = {}
@@ -369,29 +361,34 @@ def build_report(
         fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model_id)
         say(f"{model_id}: curves, cost and margin on {len(tco_results)} candidate systems")
         rows_for_model = []
-        for hid, tco_res in tco_results.items():
+        for hid in tco_results:
             try:
                 curve, points = reference_curve(model_id, hid, isl_tokens=opts.isl_tokens,
                                                 osl_tokens=opts.osl_tokens, interactivity_tok_per_s_per_user=x_ref)
             except (KeyError, ValueError) as err:
-                skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve", "reason": _msg(err)})
+                skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve",
+                                "reason": _reason("curve", hid, err)})
                 continue
-            rate = tco_res.usd_per_gpu_hour
-            points = points.assign(curve_kind=curve.kind)
+            points = points.assign(curve_kind=curve.kind, workload=wl)
             point_frames.append(points)
             front = pareto_frontier(points, by=None)
-            cost = front[["model_id", "hardware_id", "kind", "interactivity_tok_per_s_per_user",
-                          "throughput_tok_per_s_per_gpu"]].copy()
-            tput = cost["throughput_tok_per_s_per_gpu"].astype(float)
-            cost["cost_usd_per_gpu_hour"] = rate
-            cost["utilization_frac"] = u
-            cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
-            if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind == "projected":
-                cost["cost_low_usd_per_mtok"] = cost_per_mtok(
-                    rate, front["throughput_high_tok_per_s_per_gpu"].astype(float), u)
-                cost["cost_high_usd_per_mtok"] = cost_per_mtok(
-                    rate, front["throughput_low_tok_per_s_per_gpu"].astype(float), u)
-            cost_frames.append(cost)
+            low_ratio, high_ratio = _band_ratios(points) if curve.kind == "projected" else (math.nan, math.nan)
+            for label, rate in rates[hid].items():
+                cost = front[["model_id", "hardware_id", "kind", "interactivity_tok_per_s_per_user",
+                              "throughput_tok_per_s_per_gpu"]].copy()
+                cost.insert(3, "workload", wl)
+                cost.insert(4, "tco_label", label)
+                tput = cost["throughput_tok_per_s_per_gpu"].astype(float)
+                cost["cost_usd_per_gpu_hour"] = rate
+                cost["utilization_frac"] = u
+                cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
+                if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind == "projected":
+                    cost["cost_low_usd_per_mtok"] = cost_per_mtok(
+                        rate, front["throughput_high_tok_per_s_per_gpu"].astype(float), u)
+                    cost["cost_high_usd_per_mtok"] = cost_per_mtok(
+                        rate, front["throughput_low_tok_per_s_per_gpu"].astype(float), u)
+                cost_frames.append(cost)
+            std_frames.append(_standard_points(model_id, hid, wl, curve, (low_ratio, high_ratio), rates[hid], u))
             lo, hi = curve.interactivity_range
             t_ref = float(curve.throughput_at(x_ref))
             if not math.isfinite(t_ref):
@@ -405,11 +402,12 @@ def build_report(
             try:
                 row = scn.evaluate()
             except (KeyError, ValueError) as err:
-                skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "margin", "reason": _msg(err)})
+                skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "margin",
+                                "reason": _reason("margin", hid, err)})
                 continue
             row.insert(2, "curve_kind", curve.kind)
             row["interactivity_tok_per_s_per_user"] = x_ref
-            low, high = _band_ratios(points) if curve.kind == "projected" else (math.nan, math.nan)
+            low, high = low_ratio, high_ratio
             # the band columns of a projection are a constant multiple of the central throughput
             row["throughput_low_tok_per_s_per_gpu"] = t_ref * low
             row["throughput_high_tok_per_s_per_gpu"] = t_ref * high
@@ -424,7 +422,10 @@ def build_report(
             continue
         table = pd.concat(rows_for_model, ignore_index=True)
         headline.append(table)
-        best = table.loc[table["cost_usd_per_mtok"].idxmin()]
+        # heat map and sensitivity on the cheapest system with a measured curve, else the cheapest
+        measured = table[table["curve_kind"] == "measured"]
+        pick = measured if len(measured) else table
+        best = pick.loc[pick["cost_usd_per_mtok"].idxmin()]
         focus[model_id] = str(best["hardware_id"])
         say(f"{model_id}: margin grid and sensitivity on {focus[model_id]}")
         scn = _scenario(model_id, focus[model_id], opts, float(best["throughput_tok_per_s_per_gpu"]), fee)
@@ -467,6 +468,11 @@ def build_report(
         "headline": head,
         "curve_points": pd.concat(point_frames, ignore_index=True),
         "cost_curves": pd.concat(cost_frames, ignore_index=True),
+        "standard_points": pd.concat(std_frames, ignore_index=True),
+        "tco_rates": pd.DataFrame(
+            [{"hardware_id": hid, "tco_label": label, "usd_per_gpu_hour": rate}
+             for hid in used_hw for label, rate in rates[hid].items()],
+            columns=["hardware_id", "tco_label", "usd_per_gpu_hour"]),
         "margin_vs_utilization": pd.concat(util_frames, ignore_index=True),
         "margin_grid": pd.concat(grid_frames, ignore_index=True),
         "sensitivity": pd.concat(sens_frames, ignore_index=True),
@@ -478,9 +484,90 @@ def build_report(
     return Report(options=opts, tables=tables, focus=focus)
 
 
+def _tco_rates(hardware_id: str, opts: ReportOptions, chosen: Any) -> dict[str, float]:
+    """TCO [USD/GPU-hour] of one system on the report's basis (first) and every other catalog basis."""
+    from tokenomics import catalog
+    from tokenomics.cost.tco import tco
+
+    out = {opts.tco_label(): float(chosen.usd_per_gpu_hour)}
+    for profile in catalog.tco_profile_table().index:
+        label = f"itemised, {profile} profile"
+        if label not in out:
+            with _suppress():
+                out[label] = float(tco(hardware_id, str(profile)).usd_per_gpu_hour)
+    table = catalog.published_tco_table()
+    for tier in table.loc[table["vintage"] == opts.tco_vintage, "tier"].drop_duplicates():
+        label = f"published {opts.tco_vintage}, {tier} tier"
+        if label not in out:
+            with _suppress():
+                out[label] = float(tco(hardware_id, basis="published", vintage=opts.tco_vintage,
+                                       tier=str(tier)).usd_per_gpu_hour)
+    return out
+
+
+def _suppress() -> Any:
+    import contextlib
+
+    return contextlib.suppress(KeyError, ValueError)
+
+
+def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any, band: tuple[float, float],
+                     rates: dict[str, float], utilization_frac: float) -> pd.DataFrame:
+    """Throughput and cost at :data:`STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER`, per TCO basis.
+
+    Outside the curve's interactivity range the throughput is NaN (never extrapolated).
+    """
+    from tokenomics.economics import cost_per_mtok
+
+    x = np.asarray(STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER, dtype=float)
+    lo, hi = curve.interactivity_range
+    inside = (x >= lo) & (x <= hi)
+    tput = np.where(inside, np.asarray(curve.throughput_at(np.where(inside, x, lo)), dtype=float), np.nan)
+    ok = np.isfinite(tput) & (tput > 0)
+    has_band = all(math.isfinite(b) and b > 0 for b in band)
+
+    def cost(rate: float, factor: float) -> np.ndarray:
+        if not math.isfinite(factor):
+            return np.full(x.shape, np.nan)
+        t = np.where(ok, tput, 1.0) * factor
+        return np.where(ok, np.asarray(cost_per_mtok(rate, t, utilization_frac), dtype=float), np.nan)
+
+    frames = []
+    for label, rate in rates.items():
+        frames.append(pd.DataFrame({
+            "model_id": model_id, "workload": workload, "hardware_id": hardware_id, "curve_kind": curve.kind,
+            "tco_label": label, "interactivity_tok_per_s_per_user": x,
+            "throughput_tok_per_s_per_gpu": tput,
+            "throughput_low_tok_per_s_per_gpu": tput * band[0],
+            "throughput_high_tok_per_s_per_gpu": tput * band[1],
+            "cost_usd_per_gpu_hour": rate, "utilization_frac": utilization_frac,
+            "cost_usd_per_mtok": cost(rate, 1.0),
+            "cost_low_usd_per_mtok": cost(rate, band[1] if has_band else math.nan),
+            "cost_high_usd_per_mtok": cost(rate, band[0] if has_band else math.nan),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _msg(err: BaseException) -> str:
     text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
     return " ".join(str(text).split())
+
+
+_TCO_ROW_MISSING = re.compile(r"^unknown hardware with TCO inputs '([^']+)'.*$")
+_PYTHON_HINT = re.compile(r";?\s*pass \w+=.*$")
+
+
+def _reason(stage: str, hardware_id: str, err: BaseException) -> str:
+    """Return a skip reason in the words of catalog rows and CLI options (no Python arguments)."""
+    text = _msg(err)
+    if _TCO_ROW_MISSING.match(text):
+        return (f"{hardware_id} is in the hardware catalog but has no TCO inputs row (data/tco/systems.csv): "
+                "add the row, or choose a published TCO with --tco-vintage/--tco-tier")
+    if _PYTHON_HINT.search(text):
+        fix = ("add the missing value to its TCO inputs row (data/tco/systems.csv)" if stage == "TCO" else
+               "add measured points for it with tokenomics ingest, or leave it out with --hardware")
+        return _PYTHON_HINT.sub("", text).rstrip(" ;,") + f": {fix}"
+    return text
 
 
 def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
@@ -572,355 +659,8 @@ def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame, tco_
     return pd.DataFrame(rows, columns=["category", "item", "parameters", "source", "as_of"])
 
 
-# --- charts ----------------------------------------------------------------------------------------
-
-
-def _charts(rep: Report) -> dict[str, Any]:
-    """Return file name -> matplotlib Figure of every chart of the report."""
-    import matplotlib.pyplot as plt
-
-    from tokenomics.outputs import plot
-
-    t = rep.tables
-    opts = rep.options
-    colors = plot.hardware_colors(sorted(set(t["cost_curves"]["hardware_id"])))
-    figs: dict[str, Any] = {}
-    for mid in opts.models:
-        pts = t["curve_points"][t["curve_points"]["model_id"] == mid]
-        if pts.empty:
-            continue
-        wl = f"ISL/OSL {opts.isl_tokens:g}/{opts.osl_tokens:g}"
-        ax = plot.pareto(pts, colors=colors, show_points=False, logy=True,
-                         title=f"{mid}: throughput vs interactivity ({wl})")
-        figs[f"pareto_{mid}.png"] = ax.figure
-        cost = t["cost_curves"][t["cost_curves"]["model_id"] == mid]
-        ax = plot.cost_vs_interactivity(cost, colors=colors,
-                                        title=f"{mid}: cost per Mtok at {opts.utilization_frac:.0%} utilization")
-        ax.axvline(opts.reference_interactivity_tok_per_s_per_user, color="0.5", linestyle=":", linewidth=1)
-        figs[f"cost_vs_interactivity_{mid}.png"] = ax.figure
-        mu = t["margin_vs_utilization"][t["margin_vs_utilization"]["model_id"] == mid]
-        if len(mu):
-            ax = plot.margin_vs_utilization(
-                mu, colors=colors,
-                title=f"{mid}: gross margin at {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user")
-            figs[f"margin_vs_utilization_{mid}.png"] = ax.figure
-        grid = t["margin_grid"][t["margin_grid"]["model_id"] == mid]
-        if len(grid):
-            ax = plot.margin_heatmap(grid.drop(columns=["model_id"]).assign(model_id=mid),
-                                     title=f"{mid} on {plot.display_name(rep.focus[mid])}: gross margin")
-            figs[f"margin_heatmap_{mid}.png"] = ax.figure
-        sens = t["sensitivity"][t["sensitivity"]["model_id"] == mid]
-        if len(sens):
-            ax = plot.tornado(sens, title=f"{mid} on {plot.display_name(rep.focus[mid])}: margin sensitivity")
-            figs[f"tornado_{mid}.png"] = ax.figure
-    ax = plot.tco_breakdown(t["tco"], title=f"TCO ({opts.tco_label()})")
-    figs["tco_breakdown.png"] = ax.figure
-    for fig in figs.values():
-        fig.set_dpi(100)
-    plt.close("all")
-    return figs
-
-
-# --- HTML -------------------------------------------------------------------------------------------
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1100px;margin:2em auto;
-padding:0 1em;color:#222;line-height:1.45}
-h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;font-size:.85em;margin:.8em 0}
-th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
-td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4}
-img{max-width:100%;height:auto;display:block;margin:.6em 0 1.4em}
-.note{color:#555;font-size:.9em}.grid{display:grid;grid-template-columns:1fr 1fr;gap:1em}
-@media (max-width:900px){.grid{grid-template-columns:1fr}}
-"""
-
-
-def _fmt(value: Any, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "not reachable" if "%" in fmt else "-"
-    try:
-        return fmt.format(value)
-    except (ValueError, TypeError):
-        return str(value)
-
-
-def headline_cells(head: pd.DataFrame) -> list[list[str]]:
-    """Return the headline table's cell texts, row by row, exactly as the HTML shows them.
-
-    Parameters
-    ----------
-    head : pandas.DataFrame
-        The ``headline`` table (or the ``headline.csv`` read back).
-
-    Returns
-    -------
-    list of list of str
-        One list of formatted cells per row, in :data:`HEADLINE_COLUMNS` order.
-    """
-    rows = []
-    for rec in _headline_sorted(head).to_dict(orient="records"):
-        cells = []
-        for col, (_, fmt) in HEADLINE_COLUMNS.items():
-            text = _fmt(_plain(rec.get(col)), fmt)
-            if col == "cost_usd_per_mtok":
-                text += _band_text(rec, fmt)
-            cells.append(text)
-        rows.append(cells)
-    return rows
-
-
 def _headline_sorted(head: pd.DataFrame) -> pd.DataFrame:
     """Headline rows by model, then cheapest first (as the terminal summary of ``tokenomics report``)."""
     if not {"model_id", "cost_usd_per_mtok"} <= set(head.columns):
         return head
     return head.sort_values(["model_id", "cost_usd_per_mtok"], kind="stable", ignore_index=True)
-
-
-def _band_text(rec: dict[str, Any], fmt: str) -> str:
-    """`` (low-high)`` cost range of a projected row; empty for a measured row."""
-    low = _plain(rec.get("cost_low_usd_per_mtok"))
-    high = _plain(rec.get("cost_high_usd_per_mtok"))
-    if not all(isinstance(v, int | float) and math.isfinite(v) for v in (low, high)):
-        return ""
-    return f" ({fmt.format(low)}-{fmt.format(high)})"
-
-
-def _plain(value: Any) -> Any:
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _table_html(frame: pd.DataFrame, table_id: str = "") -> str:
-    ident = f' id="{table_id}"' if table_id else ""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    body = []
-    for rec in frame.itertuples(index=False):
-        cells = []
-        for v in rec:
-            num = isinstance(v, int | float | np.number) and not isinstance(v, bool)
-            text = f"{v:,.4g}" if isinstance(v, float | np.floating) else ("" if v is None else str(v))
-            if isinstance(v, float) and not math.isfinite(v):
-                text = ""
-            cells.append(f'<td{" class=num" if num else ""}>{html.escape(text)}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _headline_html(head: pd.DataFrame) -> str:
-    ths = "".join(f"<th>{html.escape(h)}</th>" for h, _ in HEADLINE_COLUMNS.values())
-    rows = []
-    for cells in headline_cells(head):
-        tds = "".join(
-            f'<td{" class=num" if i >= 3 else ""}>{html.escape(c)}</td>' for i, c in enumerate(cells)
-        )
-        rows.append(f"<tr>{tds}</tr>")
-    return f'<table id="headline"><thead><tr>{ths}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
-def _png_bytes(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return buf.getvalue()
-
-
-def _html(rep: Report, pngs: dict[str, bytes], elapsed_s: float) -> str:
-    from tokenomics import __version__
-
-    opts = rep.options
-    t = rep.tables
-    head = t["headline"]
-
-    def img(name: str, alt: str) -> str:
-        if name not in pngs:
-            return ""
-        data = base64.b64encode(pngs[name]).decode("ascii")
-        return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></figure>'
-
-    parts = [
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
-        "<meta name=viewport content='width=device-width, initial-scale=1'>",
-        f"<title>tokenomics report</title><style>{_CSS}</style></head><body>",
-        "<h1>LLM inference economics: cost per million tokens and gross margin</h1>",
-        f"<p class=note>tokenomics {html.escape(__version__)}, generated "
-        f"{dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} in {elapsed_s:.1f} s. "
-        f"Models: {html.escape(', '.join(opts.models))}. TCO: {html.escape(opts.tco_label())}. "
-        f"Utilization {opts.utilization_frac:.0%}, ISL/OSL {opts.isl_tokens:g}/{opts.osl_tokens:g}. "
-        "Every assumption and source is listed at the end.</p>",
-        "<h2>Headline</h2>",
-        f"<p>At {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user and "
-        f"{opts.utilization_frac:.0%} utilization, at catalog list prices. "
-        "Break-even utilization: the utilization at which the gross margin is zero "
-        "(<i>not reachable</i>: no utilization up to 100 % breaks even). Rows from a roofline "
-        "projection show the cost range of the projection's throughput band in parentheses "
-        "(<code>cost_low/high_usd_per_mtok</code>). Rows are sorted by model, cheapest first. "
-        "Source table: <code>headline.csv</code>.</p>",
-        _headline_html(head),
-    ]
-    for mid in opts.models:
-        if not (head["model_id"] == mid).any():
-            continue
-        parts.append(f"<h2>{html.escape(mid)}</h2><div class=grid>")
-        for stem, alt in (("pareto", "throughput vs interactivity"), ("cost_vs_interactivity", "cost per Mtok"),
-                          ("margin_vs_utilization", "margin vs utilization"),
-                          ("margin_heatmap", "utilization x license fee margin"),
-                          ("tornado", "margin sensitivity")):
-            parts.append(img(f"{stem}_{mid}.png", f"{mid}: {alt}"))
-        parts.append("</div>")
-        if mid in rep.focus:
-            parts.append(f"<p class=note>Heat map and sensitivity on {html.escape(rep.focus[mid])}, "
-                         "the system with the lowest cost per Mtok at the reference interactivity.</p>")
-    parts += [
-        "<h2>TCO</h2>",
-        img("tco_breakdown.png", "TCO breakdown"),
-        _table_html(t["tco"].pivot(index="hardware_id", columns="component", values="usd_per_gpu_hour")
-                    .reset_index()),
-        "<p class=note>USD per allocated accelerator-hour, by component; full table in <code>tco.csv</code>.</p>",
-        "<h2>Assumptions</h2>",
-        _table_html(t["assumptions"]),
-    ]
-    if len(t["skipped"]):
-        parts += ["<h2>Not evaluated</h2>",
-                  "<p class=note>Combinations left out, and why (also in <code>skipped.csv</code>).</p>",
-                  _table_html(t["skipped"])]
-    parts += ["<h2>Sources</h2>", _table_html(t["sources"]),
-              "<p class=note>Files: " + ", ".join(f"<code>{n}</code>" for n in sorted(_csv_names(rep)))
-              + " and the PNG charts.</p>",
-              "</body></html>"]
-    return "\n".join(p for p in parts if p)
-
-
-def _csv_names(rep: Report) -> list[str]:
-    return [f"{name}.csv" for name in rep.tables]
-
-
-# --- writing -----------------------------------------------------------------------------------------
-
-
-def _check_target(out: Path, force: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file() and not force:
-        raise FileExistsError(
-            f"{out} is not empty and was not written by tokenomics report; choose another "
-            "directory with -o, or pass --force to replace it"
-        )
-
-
-@contextlib.contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
-    if not enabled:
-        yield lambda _: None
-        return
-    from rich.console import Console
-
-    console = Console(stderr=True, log_time=False, log_path=False)
-    start = time.perf_counter()
-    with console.status("tokenomics report") as status:
-
-        def say(text: str) -> None:
-            console.log(f"[{time.perf_counter() - start:5.1f} s] {text}", highlight=False)
-            status.update(text)
-
-        yield say
-
-
-def write_report(
-    out_dir: str | Path = "tokenomics-report",
-    options: ReportOptions | None = None,
-    *,
-    force: bool = False,
-    progress: bool = True,
-) -> Path:
-    """Run the chain and write ``index.html``, the PNG charts and the CSV tables.
-
-    The directory is built beside ``out_dir`` under a temporary name and renamed into place
-    once complete, so a failed run leaves no half-written report.
-
-    Parameters
-    ----------
-    out_dir : str or pathlib.Path, default "tokenomics-report"
-        Output directory.
-    options : ReportOptions, optional
-        Assumptions (default :class:`ReportOptions()`).
-    force : bool, default False
-        Replace ``out_dir`` even if it holds files a report did not write.
-    progress : bool, default True
-        Show progress on stderr.
-
-    Returns
-    -------
-    pathlib.Path
-        ``out_dir/index.html``.
-
-    Raises
-    ------
-    FileExistsError
-        ``out_dir`` is a file, or a non-empty directory without the :data:`MARKER` file and
-        ``force`` is False.
-    KeyError, ValueError
-        Invalid options (see :func:`build_report`).
-    """
-    out = Path(out_dir)
-    _check_target(out, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    with _progress(progress) as say:
-        rep = build_report(options, step=say)
-        say("charts")
-        figs = _charts(rep)
-        pngs = {name: _png_bytes(fig) for name, fig in figs.items()}
-        say("writing files")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-        try:
-            for name, data in pngs.items():
-                (tmp / name).write_bytes(data)
-            for name, frame in rep.tables.items():
-                frame.to_csv(tmp / f"{name}.csv", index=False)
-            (tmp / "index.html").write_text(_html(rep, pngs, time.perf_counter() - start), encoding="utf-8")
-            (tmp / MARKER).write_text(
-                "written by tokenomics report; a later report may replace this directory\n", encoding="utf-8"
-            )
-            _check_target(out, force)  # again: something may have appeared meanwhile
-            _swap_into_place(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        say(f"done: {out / 'index.html'}")
-    return out / "index.html"
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    """Rename ``tmp`` to ``out``; an existing ``out`` is moved aside first and deleted after."""
-    os.chmod(tmp, 0o755)  # mkdtemp creates 0700
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except BaseException:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def headline_frame(path: str | Path) -> pd.DataFrame:
-    """Read a report's ``headline.csv`` back.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        The report directory.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The headline table.
-    """
-    return pd.read_csv(Path(path) / "headline.csv")
