@@ -190,6 +190,14 @@ class Hardware(CatalogEntry):
         Host DRAM per accelerator [GB].
     host_link_bw_unidir_gb_per_s : float or None
         Accelerator-to-host bandwidth, one direction [GB/s].
+    host_link_latency_us : float or None
+        Latency of one small read from host memory over that link [us].
+    nvme_capacity_tb_per_accelerator, nvme_read_bw_gb_per_s_per_accelerator : float or None
+        Local NVMe cache capacity [TB] and sequential read bandwidth [GB/s] per accelerator.
+    nvme_read_latency_us, nvme_random_read_kiops_per_accelerator : float or None
+        NVMe 4 KiB random-read latency [us] and rate [thousand reads/s] per accelerator.
+    cxl_memory_gb_per_accelerator, cxl_bw_gb_per_s_per_accelerator, cxl_latency_us : float or None
+        Optional CXL memory pool per accelerator: capacity [GB], read bandwidth [GB/s], latency [us].
     tdp_w : float or None
         Chip TDP/TGP [W].
     it_power_kw_per_accelerator : float or None
@@ -222,6 +230,14 @@ class Hardware(CatalogEntry):
     scaleout_bw_unidir_gb_per_s: float | None = None
     host_memory_gb_per_accelerator: float | None = None
     host_link_bw_unidir_gb_per_s: float | None = None
+    host_link_latency_us: float | None = None
+    nvme_capacity_tb_per_accelerator: float | None = None
+    nvme_read_bw_gb_per_s_per_accelerator: float | None = None
+    nvme_read_latency_us: float | None = None
+    nvme_random_read_kiops_per_accelerator: float | None = None
+    cxl_memory_gb_per_accelerator: float | None = None
+    cxl_bw_gb_per_s_per_accelerator: float | None = None
+    cxl_latency_us: float | None = None
     tdp_w: float | None = None
     it_power_kw_per_accelerator: float | None = None
     facility_power_kw_per_accelerator: float | None = None
@@ -425,6 +441,9 @@ class TcoInputs(CatalogEntry):
         System-specific economic life [years]; None uses the TCO profile's.
     residual_value_frac : float
         Resale value at end of life as a fraction of capex.
+    host_dram_usd_per_gb : float or None
+        Price of the system's host DRAM [USD/GB]; the base capacity is inside the capex, extra
+        capacity (e.g. for KV offload) is added at this price.
     """
 
     _vocabulary_table: ClassVar[str] = "tco_system"
@@ -433,6 +452,7 @@ class TcoInputs(CatalogEntry):
     capex_usd_per_accelerator: float
     economic_life_years: float | None = None
     residual_value_frac: float = 0.0
+    host_dram_usd_per_gb: float | None = None
 
 
 class TcoProfile(CatalogEntry):

@@ -1,0 +1,237 @@
+"""Memory tiers an accelerator can read from: HBM, host DRAM, local NVMe SSD, a CXL pool.
+
+Each tier is described per accelerator by its capacity, the bandwidth at which the accelerator
+can read from it, the latency of one read and the smallest unit a read moves. The figures come
+from the hardware catalog (``host_memory_gb_per_accelerator``, ``host_link_bw_unidir_gb_per_s``,
+``host_link_latency_us``, ``nvme_*``, ``cxl_*``); a tier whose figures the catalog lacks is not
+available on that system.
+
+Reading ``n`` items of ``b`` bytes each from a tier takes
+
+``t = latency_s + n * max(b, min_read_bytes) / (bandwidth * link_efficiency)``
+
+bounded below by ``n / iops`` where the tier has a random-read rate (SSD).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from tokenomics._validate import check_nonnegative, check_positive, check_range, unknown_name_error
+from tokenomics.catalog import Hardware
+from tokenomics.units import BYTES_PER_GB, BYTES_PER_TB
+
+TierName = Literal["hbm", "dram", "ssd", "cxl"]
+TIER_NAMES: tuple[str, ...] = ("hbm", "dram", "ssd", "cxl")
+
+#: Sustained share of a link's peak bandwidth reached by bulk transfers. NVLink-C2C measured at
+#: 375 of 450 GB/s host-to-device on GH200 (HPCwire, 2024-07, "Not so simple, not so fast",
+#: Swedish study of Grace Hopper memory); PCIe 5.0 x16 copies reach ~53-56 of 64 GB/s.
+LINK_EFFICIENCY_FRAC: float = 0.83
+
+#: Smallest read a gather moves: a 128-byte cache line over PCIe / NVLink-C2C / CXL, a 4 KiB
+#: block from NVMe, a 64-byte sector from HBM.
+_MIN_READ_BYTES = {"hbm": 64.0, "dram": 128.0, "cxl": 128.0, "ssd": 4096.0}
+_HBM_LATENCY_S = 1e-6
+
+
+class MemoryTier(BaseModel):
+    """One memory tier as seen by one accelerator.
+
+    Parameters
+    ----------
+    name : {"hbm", "dram", "ssd", "cxl"}
+        The tier.
+    capacity_bytes : float
+        Capacity per accelerator [bytes].
+    read_bw_bytes_per_s : float
+        Peak read bandwidth into the accelerator [bytes/s].
+    latency_s : float
+        Latency of one read [s].
+    min_read_bytes : float
+        Smallest amount one read moves [bytes].
+    read_iops : float or None
+        Random reads per second, where the tier has such a limit (SSD) [1/s].
+    link_efficiency_frac : float
+        Sustained share of ``read_bw_bytes_per_s`` reached, in (0, 1].
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: TierName
+    capacity_bytes: float
+    read_bw_bytes_per_s: float
+    latency_s: float
+    min_read_bytes: float
+    read_iops: float | None = None
+    link_efficiency_frac: float = 1.0
+
+    @field_validator("capacity_bytes", "read_bw_bytes_per_s", "latency_s", "min_read_bytes")
+    @classmethod
+    def _positive(cls, value: float, info: Any) -> float:
+        check_positive(info.field_name, value)
+        return float(value)
+
+    @field_validator("read_iops")
+    @classmethod
+    def _iops(cls, value: float | None, info: Any) -> float | None:
+        if value is not None:
+            check_positive(info.field_name, value)
+        return value
+
+    @field_validator("link_efficiency_frac")
+    @classmethod
+    def _efficiency(cls, value: float, info: Any) -> float:
+        check_range(info.field_name, value, low=0.0, high=1.0, low_inclusive=False)
+        return float(value)
+
+    @property
+    def effective_bw_bytes_per_s(self) -> float:
+        """Sustained read bandwidth, ``read_bw_bytes_per_s * link_efficiency_frac`` [bytes/s]."""
+        return self.read_bw_bytes_per_s * self.link_efficiency_frac
+
+    def read_time_s(self, items: Any, item_bytes: Any) -> Any:
+        """Time to read ``items`` scattered items of ``item_bytes`` each [s].
+
+        Parameters
+        ----------
+        items : float or array_like
+            Number of items (rows, blocks), >= 0.
+        item_bytes : float or array_like
+            Size of one item, > 0 [bytes].
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``latency_s + items * max(item_bytes, min_read_bytes) / effective bandwidth``, at
+            least ``items / read_iops``; 0 where ``items`` is 0.
+
+        Raises
+        ------
+        ValueError
+            Negative item counts or non-positive item sizes.
+        """
+        check_nonnegative("items", items)
+        check_positive("item_bytes", item_bytes)
+        n = np.asarray(items, dtype=float)
+        moved = n * np.maximum(np.asarray(item_bytes, dtype=float), self.min_read_bytes)
+        t = moved / self.effective_bw_bytes_per_s
+        if self.read_iops is not None:
+            t = np.maximum(t, n / self.read_iops)
+        out = np.where(n > 0, self.latency_s + t, 0.0)
+        return float(out) if out.ndim == 0 else out
+
+
+def _missing(hardware: Hardware, tier: str, fields: list[str]) -> ValueError:
+    return ValueError(
+        f"hardware {hardware.hardware_id!r} has no {tier!r} tier: its catalog lacks "
+        f"{', '.join(fields)}; add them with tk.add_catalog_file or Hardware.with_values"
+    )
+
+
+def memory_tier(hardware: Hardware, name: str) -> MemoryTier:
+    """Return one memory tier of a system, per accelerator.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        The system (a catalog entry, resolved by the caller).
+    name : {"hbm", "dram", "ssd", "cxl"}
+        The tier.
+
+    Returns
+    -------
+    MemoryTier
+        Capacity, bandwidth, latency and read granularity from the catalog.
+
+    Raises
+    ------
+    KeyError
+        Unknown tier name (close matches listed).
+    ValueError
+        The system lacks the catalog figures of that tier (named in the message).
+    """
+    key = str(name).strip().lower()
+    if key not in TIER_NAMES:
+        raise unknown_name_error("memory tier", name, TIER_NAMES)
+    if key == "hbm":
+        return MemoryTier(
+            name="hbm",
+            capacity_bytes=hardware.hbm_capacity_bytes,
+            read_bw_bytes_per_s=hardware.hbm_bandwidth_bytes_per_s,
+            latency_s=_HBM_LATENCY_S,
+            min_read_bytes=_MIN_READ_BYTES["hbm"],
+        )
+    if key == "dram":
+        need = {
+            "host_memory_gb_per_accelerator": hardware.host_memory_gb_per_accelerator,
+            "host_link_bw_unidir_gb_per_s": hardware.host_link_bw_unidir_gb_per_s,
+            "host_link_latency_us": hardware.host_link_latency_us,
+        }
+        if any(v is None for v in need.values()):
+            raise _missing(hardware, key, [k for k, v in need.items() if v is None])
+        return MemoryTier(
+            name="dram",
+            capacity_bytes=float(need["host_memory_gb_per_accelerator"] or 0) * BYTES_PER_GB,
+            read_bw_bytes_per_s=float(need["host_link_bw_unidir_gb_per_s"] or 0) * BYTES_PER_GB,
+            latency_s=float(need["host_link_latency_us"] or 0) * 1e-6,
+            min_read_bytes=_MIN_READ_BYTES["dram"],
+            link_efficiency_frac=LINK_EFFICIENCY_FRAC,
+        )
+    if key == "ssd":
+        need = {
+            "nvme_capacity_tb_per_accelerator": hardware.nvme_capacity_tb_per_accelerator,
+            "nvme_read_bw_gb_per_s_per_accelerator": hardware.nvme_read_bw_gb_per_s_per_accelerator,
+            "nvme_read_latency_us": hardware.nvme_read_latency_us,
+            "nvme_random_read_kiops_per_accelerator": hardware.nvme_random_read_kiops_per_accelerator,
+        }
+        if any(v is None for v in need.values()):
+            raise _missing(hardware, key, [k for k, v in need.items() if v is None])
+        return MemoryTier(
+            name="ssd",
+            capacity_bytes=float(need["nvme_capacity_tb_per_accelerator"] or 0) * BYTES_PER_TB,
+            read_bw_bytes_per_s=float(need["nvme_read_bw_gb_per_s_per_accelerator"] or 0) * BYTES_PER_GB,
+            latency_s=float(need["nvme_read_latency_us"] or 0) * 1e-6,
+            min_read_bytes=_MIN_READ_BYTES["ssd"],
+            read_iops=float(need["nvme_random_read_kiops_per_accelerator"] or 0) * 1e3,
+        )
+    need = {
+        "cxl_memory_gb_per_accelerator": hardware.cxl_memory_gb_per_accelerator,
+        "cxl_bw_gb_per_s_per_accelerator": hardware.cxl_bw_gb_per_s_per_accelerator,
+        "cxl_latency_us": hardware.cxl_latency_us,
+    }
+    if any(v is None for v in need.values()):
+        raise _missing(hardware, key, [k for k, v in need.items() if v is None])
+    return MemoryTier(
+        name="cxl",
+        capacity_bytes=float(need["cxl_memory_gb_per_accelerator"] or 0) * BYTES_PER_GB,
+        read_bw_bytes_per_s=float(need["cxl_bw_gb_per_s_per_accelerator"] or 0) * BYTES_PER_GB,
+        latency_s=float(need["cxl_latency_us"] or 0) * 1e-6,
+        min_read_bytes=_MIN_READ_BYTES["cxl"],
+        link_efficiency_frac=LINK_EFFICIENCY_FRAC,
+    )
+
+
+def memory_tiers(hardware: Hardware) -> dict[str, MemoryTier]:
+    """Return every tier the catalog describes for a system, fastest first.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        The system.
+
+    Returns
+    -------
+    dict of str to MemoryTier
+        ``"hbm"`` always; ``"dram"``, ``"cxl"`` and ``"ssd"`` where the catalog has their figures.
+    """
+    out: dict[str, MemoryTier] = {}
+    for name in ("hbm", "dram", "cxl", "ssd"):
+        try:
+            out[name] = memory_tier(hardware, name)
+        except ValueError:
+            continue
+    return out

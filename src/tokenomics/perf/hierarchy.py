@@ -1,0 +1,163 @@
+"""The memory hierarchy in serving: where engram tables live and what it does to throughput.
+
+Engram tables kept in HBM take capacity from the KV cache (fewer concurrent sequences at long
+context); kept in host DRAM, a CXL pool or local SSD they free that HBM, and the step pays
+whatever part of the row fetch the layers before the engram layer do not hide
+(:func:`tokenomics.memory.engram.engram_stall_s`). :func:`engram_placement` evaluates every
+(placement, tier) pair for one model, system and serving configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tokenomics._validate import check_positive
+from tokenomics.catalog import Hardware, Model
+from tokenomics.memory.engram import EngramConfig, engram_stall_s
+from tokenomics.memory.tiers import memory_tier
+from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.step import ServingConfig, decode_step_time_s, max_concurrency
+from tokenomics.units import BYTES_PER_GB
+
+#: Columns of :func:`engram_placement`.
+ENGRAM_PLACEMENT_COLUMNS: tuple[str, ...] = (
+    "engram_layer_index",
+    "tier",
+    "fits",
+    "table_gb_per_accelerator",
+    "hbm_freed_gb_per_accelerator",
+    "max_concurrency",
+    "concurrency",
+    "step_time_s",
+    "stall_s",
+    "stall_frac",
+    "throughput_tok_per_s_per_gpu",
+    "interactivity_tok_per_s_per_user",
+    "note",
+)
+
+
+def engram_placement(
+    model: Model,
+    hardware: Hardware,
+    engram: EngramConfig,
+    *,
+    config: ServingConfig,
+    placements: Sequence[int] = (1, 2, 4, 8),
+    tiers: Sequence[str] = ("hbm", "dram", "cxl", "ssd"),
+    concurrency: float | None = None,
+    isl_tokens: float = 8192.0,
+    osl_tokens: float = 1024.0,
+    factors: RooflineFactors | None = None,
+) -> pd.DataFrame:
+    """Decode throughput and engram stall for each placement of the tables and each tier.
+
+    For placement ``L`` the config's first engram layer moves to ``L`` and the others keep their
+    distance to it. Per accelerator of a replica of ``n`` GPUs:
+
+    * table bytes ``= engram.table_bytes / n`` (sharded over the replica);
+    * ``tier == "hbm"``: the HBM left for KV shrinks by that amount; other tiers must hold it
+      (``fits``) and free it;
+    * at ``c`` sequences (``concurrency``, capped at the capacity; default the capacity),
+      ``stall = engram_stall_s(engram, tier, c * tokens_per_step / n, step, layers)`` and
+      ``throughput = c * tokens_per_step / ((step + stall) * n)``.
+
+    Parameters
+    ----------
+    model, hardware : Model, Hardware
+        Catalog entries (resolved by the caller).
+    engram : EngramConfig
+        The tables (e.g. ``engram_config("engram-demo").scaled_to(100e9)``).
+    config : ServingConfig
+        Parallelism and precisions of the replica.
+    placements : sequence of int, default (1, 2, 4, 8)
+        0-based layer indices for the first engram layer.
+    tiers : sequence of str, default ("hbm", "dram", "cxl", "ssd")
+        Tiers to compare; a tier the system lacks raises.
+    concurrency : float, optional
+        Sequences per replica (default: as many as the KV capacity holds) [count].
+    isl_tokens, osl_tokens : float
+        Sequence lengths that size the KV cache [tokens].
+    factors : RooflineFactors, optional
+        Efficiencies (default: the family's stated defaults).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (placement, tier), columns :data:`ENGRAM_PLACEMENT_COLUMNS`; a row whose
+        tables do not fit the tier, or whose KV capacity holds no sequence, has ``fits=False``,
+        NaN figures and the reason in ``note``.
+
+    Raises
+    ------
+    ValueError
+        A tier the system lacks, a placement beyond the model's layers, a non-positive concurrency.
+    """
+    if concurrency is not None:
+        check_positive("concurrency", concurrency)
+    for tier in tiers:
+        memory_tier(hardware, tier)  # raise early for a tier the system lacks
+    n = config.num_gpus
+    table_per_gpu = engram.table_bytes / n
+    rows: list[dict[str, Any]] = []
+    for first in placements:
+        shift = int(first) - engram.layer_indices[0]
+        placed = engram.placed_at(*(i + shift for i in engram.layer_indices))
+        placed.check_fits(model.layers)
+        for tier_name in tiers:
+            tier = memory_tier(hardware, tier_name)
+            row: dict[str, Any] = {
+                "engram_layer_index": int(first),
+                "tier": tier_name,
+                "table_gb_per_accelerator": table_per_gpu / BYTES_PER_GB,
+                "hbm_freed_gb_per_accelerator": 0.0 if tier_name == "hbm" else table_per_gpu / BYTES_PER_GB,
+            }
+            hw = hardware
+            if tier_name == "hbm":
+                left_gb = hardware.hbm_capacity_gb - table_per_gpu / BYTES_PER_GB
+                if left_gb <= 0:
+                    rows.append(_unfit(row, f"tables need {table_per_gpu / BYTES_PER_GB:.1f} GB of HBM per accelerator"))
+                    continue
+                hw = hardware.with_values(hbm_capacity_gb=left_gb, source="HBM left after engram tables")
+            elif table_per_gpu > tier.capacity_bytes:
+                rows.append(_unfit(row, f"tables need {table_per_gpu / BYTES_PER_GB:.1f} GB per accelerator, "
+                                        f"{tier_name} holds {tier.capacity_bytes / BYTES_PER_GB:.1f} GB"))
+                continue
+            try:
+                cap = max_concurrency(model, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
+                                      config=config, factors=factors)
+            except ValueError as err:
+                rows.append(_unfit(row, str(err)))
+                continue
+            if cap < 1:
+                rows.append(_unfit(row, "KV capacity holds no sequence"))
+                continue
+            c = float(cap if concurrency is None else min(concurrency, cap))
+            step = float(decode_step_time_s(model, hw, c, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
+                                            config=config, factors=factors))
+            tokens = c * config.tokens_per_step / n
+            stall = float(engram_stall_s(placed, tier, tokens, step, model.layers))
+            row.update(
+                fits=True,
+                max_concurrency=cap,
+                concurrency=c,
+                step_time_s=step,
+                stall_s=stall,
+                stall_frac=stall / (step + stall),
+                throughput_tok_per_s_per_gpu=c * config.tokens_per_step / ((step + stall) * n),
+                interactivity_tok_per_s_per_user=config.tokens_per_step / (step + stall),
+                note="",
+            )
+            rows.append(row)
+    return pd.DataFrame(rows, columns=list(ENGRAM_PLACEMENT_COLUMNS))
+
+
+def _unfit(row: dict[str, Any], why: str) -> dict[str, Any]:
+    row.update(fits=False, max_concurrency=np.nan, concurrency=np.nan, step_time_s=np.nan, stall_s=np.nan,
+               stall_frac=np.nan, throughput_tok_per_s_per_gpu=np.nan, interactivity_tok_per_s_per_user=np.nan,
+               note=why)
+    return row
