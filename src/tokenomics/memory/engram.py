@@ -149,7 +149,7 @@ class EngramConfig(BaseModel):
         return sum(t.heads * t.row_bytes for t in self.tables)
 
     def placed_at(self, *layer_indices: int) -> EngramConfig:
-        """The same tables moved to other layers (the i-th layer of the config to the i-th index).
+        """Return the same tables moved to other layers (the i-th engram layer to the i-th index).
 
         Parameters
         ----------
@@ -179,7 +179,7 @@ class EngramConfig(BaseModel):
         return self.model_copy(update={"tables": moved, "name": f"{self.name}@{','.join(map(str, layer_indices))}"})
 
     def scaled_to(self, params: float) -> EngramConfig:
-        """The same layout with every table's rows scaled so the config holds ``params`` parameters.
+        """Return the same layout with rows scaled so the config holds ``params`` parameters.
 
         Parameters
         ----------

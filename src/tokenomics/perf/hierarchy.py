@@ -20,7 +20,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.engram import EngramConfig, engram_stall_s
 from tokenomics.memory.tiers import memory_tier
 from tokenomics.perf.factors import RooflineFactors
-from tokenomics.perf.step import ServingConfig, decode_step_time_s, max_concurrency
+from tokenomics.perf.step import ServingConfig, decode_step_time_s, max_concurrency, prefill_time_s
 from tokenomics.units import BYTES_PER_GB
 
 #: Columns of :func:`engram_placement`.
@@ -99,8 +99,8 @@ def engram_placement(
     """
     if concurrency is not None:
         check_positive("concurrency", concurrency)
-    for tier in tiers:
-        memory_tier(hardware, tier)  # raise early for a tier the system lacks
+    for name in tiers:
+        memory_tier(hardware, name)  # raise early for a tier the system lacks
     n = config.num_gpus
     table_per_gpu = engram.table_bytes / n
     rows: list[dict[str, Any]] = []
@@ -120,7 +120,8 @@ def engram_placement(
             if tier_name == "hbm":
                 left_gb = hardware.hbm_capacity_gb - table_per_gpu / BYTES_PER_GB
                 if left_gb <= 0:
-                    rows.append(_unfit(row, f"tables need {table_per_gpu / BYTES_PER_GB:.1f} GB of HBM per accelerator"))
+                    need = table_per_gpu / BYTES_PER_GB
+                    rows.append(_unfit(row, f"tables need {need:.1f} GB of HBM per accelerator"))
                     continue
                 hw = hardware.with_values(hbm_capacity_gb=left_gb, source="HBM left after engram tables")
             elif table_per_gpu > tier.capacity_bytes:
@@ -161,3 +162,39 @@ def _unfit(row: dict[str, Any], why: str) -> dict[str, Any]:
                stall_frac=np.nan, throughput_tok_per_s_per_gpu=np.nan, interactivity_tok_per_s_per_user=np.nan,
                note=why)
     return row
+
+
+def engram_prefill_stall_frac(
+    model: Model,
+    hardware: Hardware,
+    engram: EngramConfig,
+    tier: str,
+    *,
+    config: ServingConfig,
+    isl_tokens: float = 8192.0,
+    factors: RooflineFactors | None = None,
+) -> float:
+    """Share of a prefill's time spent waiting for engram rows (tables in ``tier``).
+
+    The prompt's ``isl_tokens`` rows are fetched per accelerator as ``isl_tokens x tokens / n``
+    (sharded over the replica's ``n`` GPUs); the layers before each engram layer hide
+    ``prefill_time x L / layers``.
+
+    Parameters
+    ----------
+    model, hardware, engram, config, factors
+        As in :func:`engram_placement`.
+    tier : str
+        Where the tables are kept.
+    isl_tokens : float, default 8192
+        Prompt length of the prefill [tokens].
+
+    Returns
+    -------
+    float
+        ``stall / (prefill + stall)``, in [0, 1).
+    """
+    check_positive("isl_tokens", isl_tokens)
+    step = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors)
+    stall = float(engram_stall_s(engram, memory_tier(hardware, tier), isl_tokens / config.num_gpus, step, model.layers))
+    return stall / (step + stall)
