@@ -38,6 +38,7 @@ FILES = {  # table -> key columns
 
 BOUNDS: dict[str, tuple[float, float]] = {
     "capex_usd_per_accelerator": (3_000, 250_000),
+    "host_dram_usd_per_gb": (1, 50),
     "economic_life_years": (2, 8),
     "residual_value_frac": (0, 0.5),
     "electricity_usd_per_kwh": (0.03, 0.30),
