@@ -1,4 +1,4 @@
-"""Leave-one-hardware-out validation of the calibrated roofline projection.
+"""Leave-one-hardware-out and leave-one-model-family-out validation of the calibrated roofline.
 
 For every hardware with usable bundled measured points, the efficiency factors are refitted
 without that hardware and its points are projected (family -> vendor -> global fallback, as for
@@ -18,6 +18,13 @@ whether the stored calibration (``data/roofline/calibrated_factors.csv``) matche
 how long reading it takes against fitting, and the time of a projected curve (20 concurrencies
 x 4 configs; and the default frontier search at best-practice precisions) against the time of
 one decode-step evaluation measured in the same run.
+
+Leave-one-model-family-out: every model family's points (DeepSeek, gpt-oss, Llama...) are
+predicted by factors fitted without that family. Both are printed per hardware and per family,
+for the default (plain roofline) model and for the operator-table model
+(``RooflineFactors.operator_tables``: GEMM, grouped-MoE and collective rates measured per shape,
+``data/perf/``), each refitted the same way. The last line gives the default model's two held-out
+medians.
 
 Run: python benchmarks/validate_roofline.py
 """
@@ -39,7 +46,10 @@ from tokenomics.perf import (
     load_calibration,
     project_curve,
 )
-from tokenomics.perf.calibrate import calibration_table
+from tokenomics.perf.calibrate import calibration_table, model_family
+
+GOAL_HELDOUT_MEDIAN_FRAC = 0.15
+GOAL_HELDOUT_WORST_FRAC = 0.30
 
 GOAL_MEDIAN_ABS_ERROR_FRAC = 0.20
 
@@ -65,6 +75,32 @@ def _concurrency_summary(res: pd.DataFrame) -> pd.DataFrame:
             "median_abs_interactivity_error_pct": round(100 * float(np.median(inter)), 1),
         }
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(model_family=[model_family(tk.model(m)) for m in frame["model_id"]])
+
+
+def _both_holdouts(operator_tables: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Held-out residuals leaving out each hardware, and each model family."""
+    by_hw = calibrate(holdout=True, operator_tables=operator_tables).holdout
+    by_fam = calibrate(holdout=True, operator_tables=operator_tables, holdout_by="family").holdout
+    assert by_hw is not None
+    assert by_fam is not None
+    return _with_family(by_hw), _with_family(by_fam)
+
+
+def _median_abs(frame: pd.DataFrame) -> float:
+    return float(frame["error_frac"].abs().median())
+
+
+def _goal_line(name: str, table: pd.DataFrame) -> str:
+    worst = table.drop(index="overall")["median_abs_error_pct"].max()
+    med = table.loc["overall", "median_abs_error_pct"]
+    ok = med <= 100 * GOAL_HELDOUT_MEDIAN_FRAC and worst <= 100 * GOAL_HELDOUT_WORST_FRAC
+    return (f"{name}: median {med:.1f} %, worst group {worst:.1f} % -> "
+            f"{'meets' if ok else 'does NOT meet'} the goal (median <= {100 * GOAL_HELDOUT_MEDIAN_FRAC:.0f} %, "
+            f"every group <= {100 * GOAL_HELDOUT_WORST_FRAC:.0f} %)")
 
 
 def _median_intervals(holdout: pd.DataFrame) -> dict[str, tuple[float, float]]:
@@ -159,6 +195,27 @@ def main() -> None:
     t_default = (time.perf_counter() - t0) / n
     print(f"project_curve default (frontier search, {default['config'].nunique()} configs, best-practice "
           f"precisions): {1e3 * t_default:.1f} ms = {t_default / t_step:.0f}x one decode-step evaluation")
+
+    print("\nLEAVE-ONE-MODEL-FAMILY-OUT and the operator-table model (same points, same fit):")
+    results = {}
+    for label, ops in (("default (plain roofline)", False), ("operator tables", True)):
+        hw_out, fam_out = _both_holdouts(ops)
+        results[label] = (hw_out, fam_out)
+        print(f"\n[{label}] leave-one-hardware-out, per hardware:")
+        t_hw = _pct(error_summary(hw_out))
+        print(t_hw.to_string())
+        print(f"[{label}] leave-one-hardware-out, per model family:")
+        print(_pct(error_summary(hw_out, by="model_family")).to_string())
+        print(f"[{label}] leave-one-model-family-out, per model family:")
+        t_fam = _pct(error_summary(fam_out, by="model_family"))
+        print(t_fam.to_string())
+        print(f"[{label}] leave-one-model-family-out, per hardware:")
+        print(_pct(error_summary(fam_out)).to_string())
+        print(_goal_line(f"[{label}] hardware held out", t_hw))
+        print(_goal_line(f"[{label}] family held out", t_fam))
+    hw_out, fam_out = results["default (plain roofline)"]
+    print(f"roofline held-out median abs error: hardware {100 * _median_abs(hw_out):.1f} %, "
+          f"family {100 * _median_abs(fam_out):.1f} % (n={len(hw_out)})")
 
 
 if __name__ == "__main__":

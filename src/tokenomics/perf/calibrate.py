@@ -665,7 +665,8 @@ def _fit(
 def _merge(fitted: RooflineFactors, hardware: Hardware | None, source: str) -> RooflineFactors:
     """Fitted factors with the stated (unfitted) defaults of the hardware's scope chain."""
     base = default_factors(hardware)
-    update = {k: getattr(fitted, k) for k in FITTED_FACTORS}
+    update: dict[str, object] = {k: getattr(fitted, k) for k in FITTED_FACTORS}
+    update["operator_tables"] = fitted.operator_tables
     return base.model_copy(update={**update, "source": source})
 
 
@@ -779,13 +780,23 @@ def _table(cases: list[_Case], factors_of: dict[int, RooflineFactors]) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def _calibrate_cases(cases: list[_Case], min_points: int) -> tuple[dict[str, RooflineFactors], dict[str, int]]:
+OPERATOR_PRIOR: dict[str, object] = {"operator_tables": True, "compute_eff_frac": 1.0,
+                                      "prefill_compute_eff_frac": 1.0, "comm_eff_frac": 1.0}
+"""Prior of the operator-table model: the measured kernel rates unchanged (residuals 1)."""
+
+
+def _calibrate_cases(
+    cases: list[_Case], min_points: int, operator_tables: bool = False
+) -> tuple[dict[str, RooflineFactors], dict[str, int]]:
     fitted: dict[str, RooflineFactors] = {}
     counts: dict[str, int] = {}
     if not cases:
         return fitted, counts
     counts["global"] = len(cases)
-    fitted["global"] = _fit(cases, default_factors(None), "calibrated on global")
+    prior0 = default_factors(None)
+    if operator_tables:
+        prior0 = prior0.model_copy(update=OPERATOR_PRIOR)
+    fitted["global"] = _fit(cases, prior0, "calibrated on global")
     for level in (1, 0):  # vendor, then family
         groups: dict[str, list[_Case]] = {}
         for c in cases:
@@ -799,6 +810,45 @@ def _calibrate_cases(cases: list[_Case], min_points: int) -> tuple[dict[str, Roo
             prior = _merge(parent, members[0].hardware, "prior")
             fitted[scope] = _fit(members, prior, f"calibrated on {scope}", _SCOPED_FACTORS)
     return fitted, counts
+
+
+MODEL_FAMILIES: dict[str, str] = {
+    "deepseek": "deepseek",
+    "kimi": "kimi",
+    "qwen": "qwen",
+    "gpt-oss": "gpt-oss",
+    "llama": "llama",
+    "glm": "glm",
+    "minimax": "minimax",
+}
+"""Model-id prefix -> model family for leave-one-model-family-out validation (a family shares an
+architecture lineage: DeepSeek-V3/R1 and Kimi K2 are both MLA MoEs but are trained and served
+as separate families)."""
+
+
+def model_family(model: Model) -> str:
+    """Return the model family of a catalog model (id prefix, :data:`MODEL_FAMILIES`).
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model.
+
+    Returns
+    -------
+    str
+        Family name; the model id itself where no prefix matches.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> model_family(tk.model("deepseek-r1")), model_family(tk.model("llama-3.3-70b"))
+    ('deepseek', 'llama')
+    """
+    for prefix, family in MODEL_FAMILIES.items():
+        if model.model_id.startswith(prefix):
+            return family
+    return model.model_id
 
 
 def _band(errors: pd.Series) -> tuple[float, float]:
@@ -819,6 +869,8 @@ def calibrate(
     exclude_hardware: Iterable[str] = (),
     frontier_only: bool = True,
     excluded_sources: Iterable[tuple[str, str]] | None = None,
+    operator_tables: bool = False,
+    holdout_by: str = "hardware",
 ) -> Calibration:
     """Fit the roofline efficiency factors to measured curve points, per hardware family.
 
@@ -840,6 +892,12 @@ def calibrate(
     excluded_sources : iterable of (str, str), optional
         (substring of ``source``, reason) pairs of sources to leave out. Default:
         :data:`EXCLUDED_SOURCES`.
+    operator_tables : bool
+        Fit the operator-table model (:attr:`RooflineFactors.operator_tables`): residual
+        multipliers of the measured kernel rates, starting from 1.
+    holdout_by : str
+        What ``holdout`` leaves out in turn: ``"hardware"`` (each hardware type) or
+        ``"family"`` (each model family, :func:`model_family`).
 
     Returns
     -------
@@ -863,6 +921,8 @@ def calibrate(
     """
     if min_points < 1:
         raise ValueError(f"min_points={min_points} must be >= 1")
+    if holdout_by not in ("hardware", "family"):
+        raise ValueError(f"holdout_by={holdout_by!r} must be 'hardware' or 'family'")
     if points is None:
         from tokenomics.curves.measured import curves
 
@@ -871,16 +931,19 @@ def calibrate(
     keep, dropped = _screen(points, frontier_only, sources)
     excluded = set(exclude_hardware)
     cases = [c for c in _cases(points, keep) if c.hardware.hardware_id not in excluded]
-    fitted, counts = _calibrate_cases(cases, min_points)
+    fitted, counts = _calibrate_cases(cases, min_points, operator_tables)
     cal = Calibration(fitted=fitted, points=counts, residuals=pd.DataFrame(), holdout=None,
                       band=(0.0, 0.0), excluded=dropped)
     cal.residuals = _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
     if holdout and cases:
         parts = []
-        for hw_id in sorted({c.hardware.hardware_id for c in cases}):
-            train = [c for c in cases if c.hardware.hardware_id != hw_id]
-            test = [c for c in cases if c.hardware.hardware_id == hw_id]
-            f_tr, n_tr = _calibrate_cases(train, min_points)
+        def key(c: _Case) -> str:
+            return c.hardware.hardware_id if holdout_by == "hardware" else model_family(c.model)
+
+        for group in sorted({key(c) for c in cases}):
+            train = [c for c in cases if key(c) != group]
+            test = [c for c in cases if key(c) == group]
+            f_tr, n_tr = _calibrate_cases(train, min_points, operator_tables)
             sub = Calibration(fitted=f_tr, points=n_tr, residuals=pd.DataFrame(), holdout=None,
                               band=(0.0, 0.0))
             parts.append(_table(test, {c.row: sub.factors_for(c.hardware) for c in test}))

@@ -54,6 +54,14 @@ class RooflineFactors(BaseModel):
         Latency of one collective (all-reduce, all-to-all) [s], >= 0.
     usable_hbm_frac : float
         Fraction of HBM capacity available to weights and KV cache, (0, 1].
+    operator_tables : bool
+        Price GEMM FLOPs (dense, by tokens per step; grouped MoE, by tokens per expert),
+        attention FLOPs and collectives with the measured operator tables of
+        :mod:`tokenomics.perf.operators`; ``compute_eff_frac``, ``prefill_compute_eff_frac``
+        and ``comm_eff_frac`` are then residual multipliers of the measured rates and
+        ``collective_latency_s`` is replaced by the measured latencies. Default ``False``:
+        one efficiency per peak rate (the plain roofline), which held out better on the
+        bundled measurements (``benchmarks/validate_roofline.py`` prints both).
     source : str
         Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
         points"``, ``"inherited from vendor nvidia"``...).
@@ -74,6 +82,7 @@ class RooflineFactors(BaseModel):
     layer_latency_s: float = Field(5e-5, ge=0.0)
     collective_latency_s: float = Field(1e-5, ge=0.0)
     usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
+    operator_tables: bool = False
     source: str = "default"
 
     @classmethod
@@ -99,6 +108,7 @@ class RooflineFactors(BaseModel):
             layer_latency_s=0.0,
             collective_latency_s=0.0,
             usable_hbm_frac=1.0,
+            operator_tables=False,
             source="ideal",
         )
 
@@ -125,7 +135,7 @@ def default_factor_table() -> pd.DataFrame:
         If a row names a parameter that :class:`RooflineFactors` does not have.
     """
     table = pd.read_csv(_factors_path(), dtype={"scope": str, "parameter": str})
-    known = set(RooflineFactors.model_fields) - {"source"}
+    known = set(RooflineFactors.model_fields) - {"source", "operator_tables"}
     for name in table["parameter"]:
         if name not in known:
             raise unknown_name_error("roofline factor", name, known)

@@ -71,6 +71,7 @@ from tokenomics.catalog._entities import Hardware, Model
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
+from tokenomics.perf.operators import GemmKernel, collective_link, gemm_kernel, table_precision
 from tokenomics.precision import bytes_per_element, canonical_precision
 from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
 
@@ -223,6 +224,12 @@ class _Setup:
     peak_linear: float
     peak_attn: float
     hbm_bw: float
+    dense_kernel: GemmKernel
+    moe_kernel: GemmKernel
+    attn_eff: float
+    """Achieved fraction of ``peak_attn`` in attention: the large-``M`` dense GEMM fraction of
+    the attention precision (FlashAttention/FlashMLA-class kernels run their matrix multiplies at
+    GEMM-like rates)."""
 
 
 def _resolve(
@@ -240,6 +247,8 @@ def _resolve(
     act = cfg.activation_precision or w
     kv = cfg.kv_precision
     attn_prec = "fp8" if kv in ("fp8", "fp4") else "bf16"
+    attn_kernel = gemm_kernel(hw, "gemm", attn_prec)
+    peak_attn = hw.dense_tflops(attn_prec) * FLOPS_PER_TFLOPS
     return _Setup(
         a=arch(m),
         model=m,
@@ -250,8 +259,11 @@ def _resolve(
         d_bytes=bytes_per_element(d),
         kv_precision=kv,
         peak_linear=hw.dense_tflops(act) * FLOPS_PER_TFLOPS,
-        peak_attn=hw.dense_tflops(attn_prec) * FLOPS_PER_TFLOPS,
+        peak_attn=peak_attn,
         hbm_bw=hw.hbm_bandwidth_bytes_per_s,
+        dense_kernel=gemm_kernel(hw, "gemm", table_precision("gemm", d, act)),
+        moe_kernel=gemm_kernel(hw, "moe", table_precision("moe", w, act)),
+        attn_eff=min(attn_kernel.max_flop_per_s / peak_attn, 1.0),
     )
 
 
@@ -275,10 +287,13 @@ def _kv_divisor(s: _Setup) -> float:
     return float(groups * min(g, kv_heads))
 
 
-def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
+def _comm_work(s: _Setup, tokens: np.ndarray, measured: bool = False) -> tuple[np.ndarray, float, float]:
     """Communication of one pipeline stage processing ``tokens`` tokens.
 
-    Returns the transfer time at full link efficiency [s] and the number of collectives.
+    Returns the transfer time at full link efficiency [s], the number of collectives and, with
+    ``measured``, their summed measured latency [s] (0 otherwise). ``measured`` prices each
+    collective with the bus bandwidth and latency of :func:`~tokenomics.perf.operators.collective_link`
+    instead of the catalog's one-way link bandwidth.
     """
     cfg, a = s.cfg, s.a
     tp, ep, pp = cfg.tp, cfg.ep, cfg.pp
@@ -287,12 +302,23 @@ def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
     dense_layers = layers - moe_layers
     t = np.zeros_like(tokens, dtype=float)
     count = 0.0
+    latency = 0.0
+    scaleout = s.hw.scaleout_bw_unidir_gb_per_s or SCALEOUT_FALLBACK_GB_PER_S
+
+    def link(kind: str, group: int) -> tuple[float, float]:
+        if not measured:
+            return _link_bytes_per_s(s.hw, group), 0.0
+        m = collective_link(s.hw, kind, group, scaleout)
+        return m.bus_bytes_per_s, m.latency_s
+
     msg = tokens * a.hidden * _HIDDEN_STATE_BYTES
     if tp > 1:
-        allreduce = 2.0 * (tp - 1) / tp * msg / _link_bytes_per_s(s.hw, tp)
+        bw, lat = link("all_reduce", tp)
+        allreduce = 2.0 * (tp - 1) / tp * msg / bw
         if not cfg.dp_attention:
             t = t + 2.0 * layers * allreduce
             count += 2.0 * layers
+            latency += 2.0 * layers * lat
         else:
             # attention is local to its group (one all-reduce of the group's tokens per layer
             # when the group has several ranks); FFNs gather/scatter the whole batch
@@ -301,22 +327,28 @@ def _comm_work(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, float]:
             g = cfg.attention_group
             if g > 1:
                 group_msg = msg * g / tp
-                t = t + layers * 2.0 * (g - 1) / g * group_msg / _link_bytes_per_s(s.hw, g)
+                bw_g, lat_g = link("all_reduce", g)
+                t = t + layers * 2.0 * (g - 1) / g * group_msg / bw_g
                 count += layers
+                latency += layers * lat_g
             t = t + dense_layers * allreduce
             count += dense_layers
+            latency += dense_layers * lat
             if ep > 1:
+                bw_e, lat_e = link("all_to_all", ep)
                 local = tokens / tp * a.active_experts * a.hidden * (ep - 1) / ep
-                a2a = local * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / _link_bytes_per_s(s.hw, ep)
+                a2a = local * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / bw_e
                 t = t + moe_layers * a2a
                 count += 2.0 * moe_layers
+                latency += 2.0 * moe_layers * lat_e
             else:
                 t = t + moe_layers * allreduce
                 count += moe_layers
+                latency += moe_layers * lat
     if pp > 1:
         t = t + msg / _link_bytes_per_s(s.hw, cfg.num_gpus)
         count += 1.0
-    return t, count
+    return t, count, latency
 
 
 def _attn_flop_per_token(s: _Setup, context: float) -> float:
@@ -356,6 +388,21 @@ class _Work:
     prefill_weight_bytes: Any
     prefill_comm_s: Any
     prefill_collectives: Any
+    op_linear_flop_s: np.ndarray
+    """Operator mode: FLOP time of the GEMMs at their measured shape-dependent rates [s]."""
+    op_linear_s: np.ndarray
+    """Operator mode: GEMM time, ``max(FLOP time, weight-streaming time)`` + launches [s]."""
+    op_attn_s: np.ndarray
+    """Operator mode: attention FLOP time at the measured attention-precision rate [s]."""
+    op_comm_s: np.ndarray
+    """Operator mode: collective transfer time at measured bus bandwidths [s]."""
+    op_comm_latency_s: Any
+    op_prefill_s: Any
+    """Operator mode: one request's prefill on one stage, GEMMs at ``M = ISL`` [s]."""
+    op_prefill_flop_s: Any
+    """Operator mode: its FLOP time only (weights amortised over a batch of prompts) [s]."""
+    op_prefill_comm_s: Any
+    op_prefill_comm_latency_s: Any
     pp: Any
     layers: Any
     tokens_per_step: Any
@@ -379,6 +426,38 @@ def _stack(works: list[_Work]) -> _Work:
     return _Work(**values)
 
 
+def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-GPU time of one stage's GEMMs with ``tokens`` tokens: (FLOP time, total time) [s].
+
+    Three operator classes, each priced by its measured kernel (:mod:`tokenomics.perf.operators`):
+    attention projections (``M`` = the attention group's tokens), other dense weights (dense
+    FFNs, shared experts, LM head; ``M`` = all tokens) and the routed experts (grouped GEMM,
+    ``M`` = tokens per expert, bytes = the experts touched).
+    """
+    a, cfg = s.a, s.cfg
+    n, pp, g = cfg.num_gpus, cfg.pp, cfg.attention_group
+    dk, mk = s.dense_kernel, s.moe_kernel
+    f_attn = 2.0 * a.attention_params * tokens / n
+    f_always = 2.0 * a.always_params * tokens / n
+    w_attn = np.full_like(tokens, a.attention_params * s.d_bytes / (pp * g), dtype=float)
+    w_always = np.full_like(tokens, a.always_params * s.d_bytes / n, dtype=float)
+    m_attn = tokens * g / cfg.tp
+    flop_s = dk.time_s(f_attn, 0.0, m_attn) + dk.time_s(f_always, 0.0, tokens)
+    total = dk.time_s(f_attn, w_attn, m_attn) + dk.time_s(f_always, w_always, tokens)
+    layers = a.layers / pp
+    attn_launches = 4.0 if s.model.attention_type == "mla" else 2.0
+    total = total + layers * (attn_launches + 2.0) * dk.launch_s
+    if a.moe_layers:
+        e, k = a.routed_experts, a.active_experts
+        f_moe = 2.0 * a.moe_layers * k * a.expert_params * tokens / n
+        touched = e * (1.0 - (1.0 - k / e) ** tokens)
+        w_moe = a.moe_layers * touched * a.expert_params * s.w_bytes / n
+        m_moe = tokens * k / e
+        flop_s = flop_s + mk.time_s(f_moe, 0.0, m_moe)
+        total = total + mk.time_s(f_moe, w_moe, m_moe) + a.moe_layers / pp * mk.launch_s
+    return flop_s, total
+
+
 def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
     cfg, a = s.cfg, s.a
     pp, n = cfg.pp, cfg.num_gpus
@@ -388,14 +467,20 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
     kv_seq = kv_cache_bytes_per_sequence(s.model, context, s.kv_precision)
     linear = tokens * a.linear_flop_per_token / n
     attn = tokens * _attn_flop_per_token(s, context) / n
-    comm, count = _comm_work(s, tokens)
+    comm, count, _ = _comm_work(s, tokens)
+    op_comm, _, op_lat = _comm_work(s, tokens, measured=True)
+    lin_flop_s, lin_s = _gemm_times(s, tokens)
     # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs
     pairs = isl * (isl + 1.0) / 2.0
     w = a.window_tokens
     win_pairs = (pairs if isl <= w else w * (w + 1.0) / 2.0 + (isl - w) * w) if w else 0.0
     p_attn = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
     p_linear = a.linear_flop_per_token * isl
-    p_comm, p_count = _comm_work(s, np.asarray([isl]))
+    p_tokens = np.asarray([isl])
+    p_comm, p_count, _ = _comm_work(s, p_tokens)
+    op_p_comm, _, op_p_lat = _comm_work(s, p_tokens, measured=True)
+    p_flop_s, p_lin_s = _gemm_times(s, p_tokens)
+    p_attn_s = p_attn / n / (s.peak_attn * s.attn_eff)
     return _Work(
         batch=batch,
         weight_bytes=_weight_bytes_per_gpu(s, tokens),
@@ -406,9 +491,18 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
         collectives=count,
         prefill_compute_s=(p_linear / s.peak_linear + p_attn / s.peak_attn) / n,
         # every stage reads its own weights once (all experts are touched at prefill lengths)
-        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, np.asarray([isl]))[0]),
+        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, p_tokens)[0]),
         prefill_comm_s=float(p_comm[0]),
         prefill_collectives=p_count,
+        op_linear_flop_s=lin_flop_s,
+        op_linear_s=lin_s,
+        op_attn_s=attn / (s.peak_attn * s.attn_eff),
+        op_comm_s=op_comm,
+        op_comm_latency_s=op_lat,
+        op_prefill_s=float(p_lin_s[0]) + p_attn_s,
+        op_prefill_flop_s=float(p_flop_s[0]) + p_attn_s,
+        op_prefill_comm_s=float(op_p_comm[0]),
+        op_prefill_comm_latency_s=op_p_lat,
         pp=pp,
         layers=a.layers,
         tokens_per_step=cfg.tokens_per_step,
@@ -422,22 +516,36 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
 def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     """Decode step breakdown, prefill and serving metrics of a sweep at given factors."""
     pp = wk.pp
-    t_compute = wk.compute_s / f.compute_eff_frac
-    t_memory = (wk.weight_bytes + wk.kv_bytes) / (hbm_bw * f.hbm_bandwidth_eff_frac)
-    t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
-    fixed = f.step_overhead_s + wk.layers * f.layer_latency_s
     b, tau, isl, osl, n = wk.batch, wk.tokens_per_step, wk.isl, wk.osl, wk.num_gpus
     disagg = np.asarray(wk.disaggregated, dtype=bool)
-    p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
-    p_link = wk.prefill_comm_s / f.comm_eff_frac
+    fixed = f.step_overhead_s + wk.layers * f.layer_latency_s
     # aggregated: the prompts of the B x tau / OSL requests a step completes ride along with it
     # (chunked prefill), per pipeline stage
     prompts = np.where(disagg, 0.0, b * tau / osl)
-    t_compute = t_compute + prompts * p_compute / pp
-    t_comm = t_comm + prompts * p_link
-    t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
-    p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
-    t_p = np.maximum(p_compute, wk.prefill_weight_bytes / (hbm_bw * f.hbm_bandwidth_eff_frac)) + p_comm
+    hbm = hbm_bw * f.hbm_bandwidth_eff_frac
+    if f.operator_tables:
+        # GEMM FLOPs at their measured shape-dependent rates (tokens per step, tokens per expert),
+        # attention FLOPs at the measured attention-precision rate; weights and KV cache streamed
+        # at the fitted HBM efficiency; collectives at measured bus bandwidths and latencies
+        p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
+        p_link = wk.op_prefill_comm_s / f.comm_eff_frac
+        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / f.compute_eff_frac + prompts * p_compute / pp
+        t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
+        t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s + prompts * p_link
+        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+        p_comm = p_link + wk.op_prefill_comm_latency_s
+        t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
+    else:
+        t_compute = wk.compute_s / f.compute_eff_frac
+        t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
+        t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
+        p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
+        p_link = wk.prefill_comm_s / f.comm_eff_frac
+        t_compute = t_compute + prompts * p_compute / pp
+        t_comm = t_comm + prompts * p_link
+        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+        p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
+        t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     ttft = pp * t_p  # the request passes the pipeline stages one after another
     rate = b * tau / (osl * t_step)
     tpot = t_step / tau

@@ -1,0 +1,335 @@
+"""Operator-level efficiencies: GEMM, grouped MoE GEMM and collectives as functions of shape.
+
+The step model of :mod:`tokenomics.perf.step` prices each operator of a decode step with its own
+measured roofline instead of one efficiency for every matrix multiply. The bundled tables in
+``data/perf/`` were fitted (``benchmarks/fit_operator_tables.py``) to NVIDIA AIConfigurator's
+per-kernel latencies (``aiconfigurator-core`` 0.12.0, Apache-2.0, TensorRT-LLM 1.3.0rc20 kernels,
+NCCL 2.27-2.29); the library only reads the CSV files.
+
+**GEMM** (dense, or grouped over the experts of one MoE layer) with ``M`` tokens (for MoE:
+``M`` = tokens per expert)::
+
+    t = max(FLOP / (R_max x M / (M + M_half)),  weight bytes / BW_w) + launches x t_launch
+
+``R_max`` [FLOP/s] is the large-``M`` rate, ``M_half`` the tokens at which half of it is reached,
+``BW_w`` the weight-streaming rate at small ``M`` and ``t_launch`` the fixed time per kernel.
+All GEMMs of a layer share ``M`` and the ratio FLOP / bytes, so the formula holds for their sum.
+
+**Collectives** (all-reduce, all-to-all) of a group of ``n`` ranks on an ``S``-byte message::
+
+    t = t_latency(n) + bus bytes / BW_bus(n),   bus bytes = 2 (n-1)/n S (all-reduce), (n-1)/n S
+
+Hardware without measured tables (AMD, TPU, Trainium, H800, Rubin) gets each quantity as the
+median *fraction of its own catalog peak* over the measured NVIDIA systems (``R_max / peak FLOP/s``,
+``BW_w / HBM bandwidth``, ``BW_bus / scale-up bandwidth``), ``M_half`` and latencies as the
+median; :func:`gemm_kernel` says which in ``source``. Groups larger than the largest measured
+one use that group's values; groups that span several scale-up domains run over the scale-out
+network at its catalog bandwidth.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from tokenomics.catalog._entities import Hardware
+from tokenomics.precision import canonical_precision
+from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
+
+OPERATORS: tuple[str, ...] = ("gemm", "moe")
+"""Operators with measured GEMM tables."""
+COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_to_all")
+"""Collectives with measured tables."""
+_PEAK_PRECISION = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp4", "w4a16": "bf16"}
+"""Tensor-core rate a table precision runs at (W4A16 multiplies in BF16)."""
+_WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5, "w4a16": 0.5}
+
+
+@dataclass(frozen=True)
+class GemmKernel:
+    """Measured roofline of one GEMM operator on one accelerator at one precision.
+
+    Attributes
+    ----------
+    max_flop_per_s : float
+        Large-``M`` rate [FLOP/s].
+    half_tokens : float
+        Tokens (per expert for MoE) at which half of ``max_flop_per_s`` is reached [tokens].
+    weight_bytes_per_s : float
+        Weight-streaming rate at small ``M`` [bytes/s].
+    launch_s : float
+        Fixed time per kernel call [s].
+    source : str
+        Table row, or how it was derived for hardware without measurements.
+    """
+
+    max_flop_per_s: float
+    half_tokens: float
+    weight_bytes_per_s: float
+    launch_s: float
+    source: str
+
+    def time_s(self, flop: ArrayLike, weight_bytes: ArrayLike, tokens: ArrayLike) -> np.ndarray:
+        """Return ``max(FLOP / (R_max M / (M + M_half)), bytes / BW_w)`` without launches [s]."""
+        m = np.maximum(np.asarray(tokens, dtype=float), 1e-9)
+        rate = self.max_flop_per_s * m / (m + self.half_tokens)
+        return np.asarray(np.maximum(np.asarray(flop, dtype=float) / rate,
+                                     np.asarray(weight_bytes, dtype=float) / self.weight_bytes_per_s))
+
+
+def _perf_dir() -> Path:
+    from tokenomics.catalog import data_dir
+
+    return data_dir() / "perf"
+
+
+@functools.cache
+def operator_table() -> pd.DataFrame:
+    """Return the bundled GEMM and MoE GEMM kernel table (``data/perf/operator_efficiency.csv``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``hardware_id``, ``operator``, ``precision``): ``max_tflops`` [TFLOP/s],
+        ``half_tokens`` [tokens], ``weight_stream_gb_per_s`` [GB/s], ``launch_latency_us``
+        [us], fit quality, ``source``, ``as_of``.
+
+    Raises
+    ------
+    ValueError
+        If a row names an unknown operator or precision, or a rate is not positive.
+    """
+    path = _perf_dir() / "operator_efficiency.csv"
+    table = pd.read_csv(path)
+    for line, row in enumerate(table.itertuples(index=False), start=2):
+        if row.operator not in OPERATORS or row.precision not in _PEAK_PRECISION:
+            raise ValueError(f"{path}: line {line}: unknown operator/precision {row.operator!r}/{row.precision!r}")
+        if min(row.max_tflops, row.half_tokens, row.weight_stream_gb_per_s) <= 0:
+            raise ValueError(f"{path}: line {line}: rates and half_tokens must be positive")
+    return table
+
+
+@functools.cache
+def collective_table() -> pd.DataFrame:
+    """Return the bundled collective table (``data/perf/collectives.csv``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``hardware_id``, ``collective``, ``group_size``): ``latency_us`` [us],
+        ``bus_bw_gb_per_s`` [GB/s], fit quality, ``source``, ``as_of``.
+
+    Raises
+    ------
+    ValueError
+        If a row names an unknown collective or a bandwidth is not positive.
+    """
+    path = _perf_dir() / "collectives.csv"
+    table = pd.read_csv(path)
+    for line, row in enumerate(table.itertuples(index=False), start=2):
+        if row.collective not in COLLECTIVES or row.bus_bw_gb_per_s <= 0 or row.group_size < 2:
+            raise ValueError(f"{path}: line {line}: bad collective row {row.collective!r}")
+    return table
+
+
+def table_precision(operator: str, weight_precision: str, activation_precision: str) -> str:
+    """Return the table precision of an operator: the wider of weight and multiply precision.
+
+    4-bit weights multiplied in BF16 are ``"w4a16"`` for MoE (a dense one uses the BF16 row).
+
+    Parameters
+    ----------
+    operator : str
+        ``"gemm"`` or ``"moe"``.
+    weight_precision, activation_precision : str
+        Precisions of the weights and of the multiply.
+
+    Returns
+    -------
+    str
+        ``"bf16"``, ``"fp8"``, ``"fp4"`` or ``"w4a16"``.
+
+    Examples
+    --------
+    >>> table_precision("moe", "fp4", "bf16")
+    'w4a16'
+    """
+    w, act = canonical_precision(weight_precision), canonical_precision(activation_precision)
+    if act == "bf16" and w == "fp4" and operator == "moe":
+        return "w4a16"
+    order = ("fp4", "fp8", "bf16")
+    return max(w, act, key=order.index)  # the wider of the two sets the multiply
+
+
+def _peak_flop_per_s(hw: Hardware, precision: str) -> float:
+    return hw.dense_tflops(_PEAK_PRECISION[precision]) * FLOPS_PER_TFLOPS
+
+
+@functools.cache
+def _measured_fractions(operator: str, precision: str) -> tuple[float, float, float, float, str]:
+    """Median fractions of peak over the measured systems (any precision if none at this one)."""
+    from tokenomics.catalog import hardware as lookup
+
+    t = operator_table()
+    rows = t[(t["operator"] == operator) & (t["precision"] == precision)]
+    if rows.empty:
+        rows = t[t["operator"] == operator]
+    r, bw = [], []
+    for row in rows.itertuples(index=False):
+        hw = lookup(str(row.hardware_id))
+        r.append(row.max_tflops * FLOPS_PER_TFLOPS / _peak_flop_per_s(hw, str(row.precision)))
+        bw.append(row.weight_stream_gb_per_s * BYTES_PER_GB / hw.hbm_bandwidth_bytes_per_s)
+    systems = ", ".join(sorted(set(rows["hardware_id"])))
+    return (float(np.median(r)), float(rows["half_tokens"].median()), float(np.median(bw)),
+            float(rows["launch_latency_us"].median()) * 1e-6, systems)
+
+
+@functools.cache
+def _operator_index() -> dict[tuple[str, str, str], tuple[float, float, float, float, str]]:
+    t = operator_table()
+    return {
+        (str(r.hardware_id), str(r.operator), str(r.precision)):
+            (float(r.max_tflops), float(r.half_tokens), float(r.weight_stream_gb_per_s),
+             float(r.launch_latency_us), str(r.source))
+        for r in t.itertuples(index=False)
+    }
+
+
+@functools.cache
+def _collective_index() -> dict[tuple[str, str], dict[int, tuple[float, float]]]:
+    out: dict[tuple[str, str], dict[int, tuple[float, float]]] = {}
+    for r in collective_table().itertuples(index=False):
+        out.setdefault((str(r.hardware_id), str(r.collective)), {})[int(r.group_size)] = (
+            float(r.bus_bw_gb_per_s), float(r.latency_us))
+    return out
+
+
+def gemm_kernel(hardware: Hardware, operator: str, precision: str) -> GemmKernel:
+    """Return the measured (or derived) GEMM roofline of an operator on a hardware.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        Catalog hardware.
+    operator : str
+        ``"gemm"`` (dense) or ``"moe"`` (grouped expert GEMM of one MoE layer, gated FFN).
+    precision : str
+        Table precision (:func:`table_precision`).
+
+    Returns
+    -------
+    GemmKernel
+        From the table row of that hardware, else from the median fractions of peak over the
+        measured systems applied to this hardware's catalog peaks.
+
+    Raises
+    ------
+    KeyError
+        For an unknown operator.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> k = gemm_kernel(tk.hardware("h200"), "gemm", "fp8")
+    >>> round(k.max_flop_per_s / 1e12)  # measured large-M FP8 GEMM rate of H200 [TFLOP/s]
+    1116
+    """
+    if operator not in OPERATORS:
+        from tokenomics._validate import unknown_name_error
+
+        raise unknown_name_error("operator", operator, OPERATORS)
+    hit = _operator_index().get((hardware.hardware_id, operator, precision))
+    if hit is not None:
+        tflops, half, gbs, launch_us, source = hit
+        return GemmKernel(
+            max_flop_per_s=min(tflops * FLOPS_PER_TFLOPS, _peak_flop_per_s(hardware, precision)),
+            half_tokens=half,
+            weight_bytes_per_s=min(gbs * BYTES_PER_GB, hardware.hbm_bandwidth_bytes_per_s),
+            launch_s=launch_us * 1e-6,
+            source=source,
+        )
+    r, half, bw, launch, systems = _measured_fractions(operator, precision)
+    return GemmKernel(
+        max_flop_per_s=r * _peak_flop_per_s(hardware, precision),
+        half_tokens=half,
+        weight_bytes_per_s=bw * hardware.hbm_bandwidth_bytes_per_s,
+        launch_s=launch,
+        source=f"derived: median fractions of peak of the measured {operator} {precision} kernels ({systems})",
+    )
+
+
+@dataclass(frozen=True)
+class Link:
+    """Measured (or derived) cost of one collective over a group.
+
+    Attributes
+    ----------
+    bus_bytes_per_s : float
+        Bus bandwidth per rank [bytes/s].
+    latency_s : float
+        Fixed time per call [s].
+    """
+
+    bus_bytes_per_s: float
+    latency_s: float
+
+
+@functools.cache
+def _collective_fractions(collective: str, group: int) -> tuple[float, float]:
+    from tokenomics.catalog import hardware as lookup
+
+    t = collective_table()
+    rows = t[t["collective"] == collective]
+    sizes = sorted(set(rows["group_size"]))
+    size = max([s for s in sizes if s <= group] or sizes[:1])
+    rows = rows[rows["group_size"] == size]
+    frac = [r.bus_bw_gb_per_s / lookup(str(r.hardware_id)).scaleup_bw_unidir_gb_per_s
+            for r in rows.itertuples(index=False)]
+    return float(np.median(frac)), float(rows["latency_us"].median()) * 1e-6
+
+
+def collective_link(hardware: Hardware, collective: str, group: int, scaleout_gb_per_s: float) -> Link:
+    """Return bus bandwidth and latency of a collective over ``group`` ranks.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        Catalog hardware.
+    collective : str
+        ``"all_reduce"`` or ``"all_to_all"``.
+    group : int
+        Ranks in the collective, >= 2.
+    scaleout_gb_per_s : float
+        Scale-out bandwidth per rank, one way [GB/s], used when the group spans scale-up domains.
+
+    Returns
+    -------
+    Link
+        Measured values of the largest measured group not above ``group`` (inside one scale-up
+        domain), else derived from the median fraction of scale-up bandwidth; beyond the
+        scale-up domain the scale-out bandwidth with the same latency.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> link = collective_link(tk.hardware("h200"), "all_reduce", 8, 50.0)
+    >>> round(link.bus_bytes_per_s / 1e9)  # NCCL all-reduce bus bandwidth, 8x H200 [GB/s]
+    368
+    """
+    measured = _collective_index().get((hardware.hardware_id, collective), {})
+    if measured:
+        size = max([s for s in measured if s <= group] or [min(measured)])
+        gbs, latency_us = measured[size]
+        bw = gbs * BYTES_PER_GB
+        latency = latency_us * 1e-6
+    else:
+        frac, latency = _collective_fractions(collective, group)
+        bw = frac * hardware.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB
+    if group > hardware.scaleup_domain_accelerators:
+        bw = min(bw, scaleout_gb_per_s * BYTES_PER_GB)
+    return Link(bus_bytes_per_s=bw, latency_s=latency)

@@ -1,0 +1,102 @@
+"""Tests of the operator-level efficiency tables and the operator-table step model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tokenomics as tk
+from tokenomics.perf import RooflineFactors, ServingConfig
+from tokenomics.perf.calibrate import calibrate, model_family
+from tokenomics.perf.operators import (
+    collective_link,
+    collective_table,
+    gemm_kernel,
+    operator_table,
+    table_precision,
+)
+
+
+def test_tables_are_sourced_and_plausible() -> None:
+    ops = operator_table()
+    assert ops["source"].str.contains("aiconfigurator-core").all()
+    for row in ops.itertuples(index=False):
+        peak = tk.hardware(row.hardware_id).dense_tflops("bf16" if row.precision == "w4a16" else row.precision)
+        # a measured rate never exceeds the datasheet peak; weight streaming never the HBM peak
+        assert 0.05 * peak < row.max_tflops <= peak
+        assert row.weight_stream_gb_per_s <= 1000 * tk.hardware(row.hardware_id).hbm_bandwidth_tb_per_s
+    coll = collective_table()
+    for row in coll.itertuples(index=False):
+        assert row.bus_bw_gb_per_s <= tk.hardware(row.hardware_id).scaleup_bw_unidir_gb_per_s
+
+
+def test_gemm_rate_rises_with_tokens_and_saturates() -> None:
+    k = gemm_kernel(tk.hardware("b200"), "gemm", "fp8")
+    m = np.array([1.0, 16.0, 256.0, 4096.0, 65536.0])
+    flop = 2.0 * m * 8192 * 8192
+    rate = flop / k.time_s(flop, np.zeros_like(m), m)
+    assert np.all(np.diff(rate) > 0)
+    assert rate[-1] <= k.max_flop_per_s
+    # hand check of the formula at M = M_half: half the large-M rate
+    half = k.half_tokens
+    assert 2.0 * half * 8192 * 8192 / k.time_s(2.0 * half * 8192 * 8192, 0.0, half) == pytest.approx(
+        k.max_flop_per_s / 2.0)
+
+
+def test_small_batch_gemm_is_weight_bound() -> None:
+    k = gemm_kernel(tk.hardware("h200"), "gemm", "bf16")
+    weights = 8192.0 * 8192.0 * 2.0
+    t = float(k.time_s(2.0 * 8192 * 8192, weights, 1.0))
+    assert t == pytest.approx(weights / k.weight_bytes_per_s)
+
+
+def test_unmeasured_hardware_is_derived_from_fractions_of_its_peak() -> None:
+    mi = gemm_kernel(tk.hardware("mi355x"), "gemm", "fp8")
+    assert mi.source.startswith("derived")
+    peak = tk.hardware("mi355x").dense_tflops("fp8") * 1e12
+    assert 0.3 * peak < mi.max_flop_per_s < peak
+    # TPU v7 has no FP4 rate: an FP4 GEMM runs at its FP8 peak
+    tpu4 = gemm_kernel(tk.hardware("tpu-v7"), "gemm", "fp4")
+    assert tpu4.max_flop_per_s <= tk.hardware("tpu-v7").dense_tflops("fp8") * 1e12
+
+
+def test_unknown_operator_raises_with_close_matches() -> None:
+    with pytest.raises(KeyError, match="gemm"):
+        gemm_kernel(tk.hardware("h100"), "gemmm", "bf16")
+
+
+def test_table_precision() -> None:
+    assert table_precision("moe", "fp4", "bf16") == "w4a16"
+    assert table_precision("gemm", "fp8", "fp4") == "fp8"
+    assert table_precision("gemm", "fp4", "fp4") == "fp4"
+
+
+def test_collectives_scale_out_beyond_the_domain() -> None:
+    hw = tk.hardware("h100")
+    inside = collective_link(hw, "all_to_all", 8, 50.0)
+    across = collective_link(hw, "all_to_all", 16, 50.0)
+    assert across.bus_bytes_per_s == pytest.approx(50e9)
+    assert inside.bus_bytes_per_s > across.bus_bytes_per_s
+
+
+def test_operator_model_is_slower_than_ideal_and_finite() -> None:
+    cfg = ServingConfig(tp=8, ep=8, dp_attention=True, weight_precision="fp4", dense_weight_precision="fp8",
+                        kv_precision="fp8")
+    batch = np.array([1.0, 64.0, 1024.0])
+    ops = RooflineFactors(operator_tables=True, compute_eff_frac=1.0, prefill_compute_eff_frac=1.0,
+                          comm_eff_frac=1.0, hbm_bandwidth_eff_frac=1.0, step_overhead_s=0.0,
+                          layer_latency_s=0.0)
+    t_ops = tk.decode_step_time_s("deepseek-r1", "b200", batch, config=cfg, factors=ops)
+    t_ideal = tk.decode_step_time_s("deepseek-r1", "b200", batch, config=cfg, factors=RooflineFactors.ideal())
+    assert np.all(np.isfinite(t_ops))
+    assert np.all(t_ops > t_ideal)
+
+
+def test_model_family() -> None:
+    assert model_family(tk.model("kimi-k2.5")) == "kimi"
+    assert model_family(tk.model("gpt-oss-20b")) == "gpt-oss"
+
+
+def test_holdout_by_rejects_unknown_grouping() -> None:
+    with pytest.raises(ValueError, match="holdout_by"):
+        calibrate(holdout=True, holdout_by="vendor")
