@@ -191,8 +191,13 @@ def default_factors(hardware: Hardware | None = None) -> RooflineFactors:
     >>> default_factors(tk.hardware("tpu-v7")).step_overhead_s
     0.003
     """
-    table = default_factor_table()
     chain = scope_chain(hardware) if hardware is not None else ("global",)
+    return _defaults_for_chain(chain)
+
+
+@functools.cache
+def _defaults_for_chain(chain: tuple[str, ...]) -> RooflineFactors:
+    table = default_factor_table()
     values: dict[str, float] = {}
     used: set[str] = set()
     for scope in reversed(chain):

@@ -42,6 +42,15 @@ PRECISION_RULE: str = (
 """The precision rule of a default projection (:func:`best_practice_precisions`)."""
 
 
+def _columns(n: int, values: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Columns of one configuration's points: arrays as they are, scalars repeated ``n`` times."""
+    out = {}
+    for key, value in values.items():
+        arr = value.to_numpy() if isinstance(value, pd.Series) else np.asarray(value)
+        out[key] = arr if arr.ndim else np.full(n, value, dtype=object if isinstance(value, str) else None)
+    return out
+
+
 def _as_model(model: Model | str) -> Model:
     from tokenomics.catalog import model as lookup
 
@@ -336,7 +345,8 @@ def project_curve(
         )
         w = cfg.weight_precision or m.native_weight_precision
         osl = float(osl_tokens)
-        frame = pd.DataFrame(
+        frame = _columns(
+            len(pts),
             {
                 "hardware_id": hw.hardware_id,
                 "model_id": m.model_id,
@@ -382,7 +392,7 @@ def project_curve(
                 "bound": pts["bound"],
                 "step_time_s": pts["step_time_s"],
                 "factors_source": factors.source,
-            }
+            },
         )
         frames.append(frame)
     if not frames:
@@ -390,7 +400,8 @@ def project_curve(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds even one sequence of "
             f"ISL/OSL {isl_tokens:g}/{osl_tokens:g}: max_concurrency={limits}"
         )
-    out = conform(pd.concat(frames, ignore_index=True))
+    names = list(frames[0])
+    out = conform(pd.DataFrame({k: np.concatenate([f[k] for f in frames]) for k in names}))
     if frontier:
         from tokenomics.curves.frontier import pareto_frontier
 
