@@ -61,7 +61,7 @@ def test_html_self_contained_with_assumptions_and_sources(out):
         for url in re.findall(r"https?://[^\s,;()\[\]<>\"']+", src):
             assert f'href="{_escape(url.rstrip("."))}"' in page, url  # sources are links
     assumptions = pd.read_csv(out / "assumptions.csv")
-    assert "utilization_frac" in set(assumptions["assumption"])
+    assert "utilization" in set(assumptions["assumption"])
     assert "license fee" in set(assumptions["assumption"])
 
 

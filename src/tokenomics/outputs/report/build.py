@@ -592,7 +592,7 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
          "with its throughput band"),
         ("TCO basis", opts.tco_label(), "USD/GPU-hour",
          "per allocated accelerator-hour; idle hours are paid too"),
-        ("utilization_frac", f"{opts.utilization_frac:g}", "fraction", "busy share of paid hours"),
+        ("utilization", f"{opts.utilization_frac:g}", "fraction", "busy share of paid hours (--utilization)"),
         ("reference interactivity", f"{opts.reference_interactivity_tok_per_s_per_user:g}", "tok/s/user",
          "throughput read off the curve here (interpolated, never extrapolated)"),
         ("license fee", fee_rule, "fraction of revenue", "rule; the fee applied to each model follows"),

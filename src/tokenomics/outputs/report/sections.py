@@ -288,7 +288,7 @@ def _heatmap_figure(rep: Report, model_id: str) -> dict[str, Any] | None:
     trace = {
         "type": "heatmap", "x": _list(table.columns.to_numpy(dtype=float)),
         "y": _list(table.index.to_numpy(dtype=float)), "z": [_list(row) for row in z],
-        "zmid": 0.0, "zmin": max(float(np.nanmin(z)), -zmax), "zmax": zmax, "colorscale": "RdBu",
+        "zmid": 0.0, "zmin": max(float(np.nanmin(z)), -zmax), "zmax": zmax, "colorscale": "RdBu", "reversescale": True,
         "colorbar": {"title": {"text": "gross margin"}, "tickformat": ".0%"},
         "hovertemplate": "utilization %{x:.0%}<br>license fee %{y:.0%}<br>gross margin %{z:.1%}<extra></extra>",
         "name": "gross margin",
