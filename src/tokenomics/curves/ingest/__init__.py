@@ -1,4 +1,4 @@
-"""Readers for benchmark results: InferenceX, AgentX, GPU-power baselines and MLPerf.
+"""Readers for benchmark results: InferenceX, AgentX, power, MLPerf, AIConfigurator and AIPerf.
 
 Every reader returns one tidy table of curve points conformed to
 :data:`tokenomics.curves.schema.CURVE_COLUMNS`. :func:`read_results` detects the format of one file;
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from tokenomics.curves.ingest._common import IngestError, resolve_hardware_name, resolve_model_name
 from tokenomics.curves.ingest.agentx import read_agentx
+from tokenomics.curves.ingest.aiconfigurator import read_aiconfigurator
+from tokenomics.curves.ingest.aiperf import read_aiperf, read_genai_perf
 from tokenomics.curves.ingest.directory import ReadResult, detect_format, read_results, read_results_dir
 from tokenomics.curves.ingest.inferencex import per_gpu_throughput, read_inferencex
 from tokenomics.curves.ingest.mlperf import MLPERF_LATENCY_LIMITS_MS, read_mlperf
@@ -22,6 +24,9 @@ __all__ = [
     "joules_per_token",
     "per_gpu_throughput",
     "read_agentx",
+    "read_aiconfigurator",
+    "read_aiperf",
+    "read_genai_perf",
     "read_inferencex",
     "read_mlperf",
     "read_power_baseline",

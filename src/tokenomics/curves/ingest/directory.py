@@ -10,6 +10,8 @@ import pandas as pd
 
 from tokenomics.curves.ingest._common import IngestError
 from tokenomics.curves.ingest.agentx import is_agentic_flat, is_agentx_nested, read_agentx
+from tokenomics.curves.ingest.aiconfigurator import is_aiconfigurator_csv, read_aiconfigurator
+from tokenomics.curves.ingest.aiperf import is_aiperf_csv, is_aiperf_json, read_aiperf
 from tokenomics.curves.ingest.inferencex import is_aggregate_row, is_raw_benchmark, read_inferencex
 from tokenomics.curves.ingest.mlperf import is_mlperf_csv, is_mlperf_summary, read_mlperf
 from tokenomics.curves.ingest.power import is_power_baseline, read_power_baseline
@@ -17,7 +19,7 @@ from tokenomics.curves.schema import conform, empty_curve_frame
 
 __all__ = ["ReadResult", "detect_format", "read_results", "read_results_dir"]
 
-FORMATS = ("inferencex", "agentx", "power", "mlperf")
+FORMATS = ("inferencex", "agentx", "power", "mlperf", "aiconfigurator", "aiperf")
 """Formats :func:`detect_format` recognises."""
 
 SKIPPED_COLUMNS = ("path", "rows", "reason")
@@ -63,7 +65,11 @@ def detect_format(path: str | Path) -> str | None:
     suffix = p.suffix.lower()
     if suffix == ".csv":
         header = pd.read_csv(p, nrows=0).columns.tolist()
-        return "mlperf" if is_mlperf_csv(header) else None
+        if is_mlperf_csv(header):
+            return "mlperf"
+        if is_aiconfigurator_csv(header):
+            return "aiconfigurator"
+        return "aiperf" if is_aiperf_csv(header) else None
     if suffix != ".json":
         return None
     try:
@@ -73,6 +79,8 @@ def detect_format(path: str | Path) -> str | None:
         raise IngestError(p, "<document>", f"not valid JSON ({err.msg} at line {err.lineno})") from None
     if is_mlperf_summary(doc):
         return "mlperf"
+    if is_aiperf_json(doc):
+        return "aiperf"
     if is_agentx_nested(doc) or is_agentic_flat(doc):
         return "agentx"
     if is_power_baseline(doc):
@@ -116,6 +124,11 @@ def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
         return read_agentx(path, **_pick(kwargs, "hardware", "as_of"))
     if fmt == "power":
         return read_power_baseline(path, **_pick(kwargs, "hardware"))
+    if fmt == "aiconfigurator":
+        return read_aiconfigurator(path, **_pick(kwargs, "as_of"))
+    if fmt == "aiperf":
+        return read_aiperf(path, **_pick(kwargs, "hardware", "num_gpus", "model", "concurrency", "precision",
+                                         "framework", "as_of"))
     return read_inferencex(path, **_pick(kwargs, "hardware", "num_gpus", "num_prefill_gpus",
                                          "num_decode_gpus", "precision", "framework", "as_of"))
 
