@@ -203,3 +203,26 @@ def test_speculative_decoding_in_the_decode_search() -> None:
     cfgs = decode_configs("deepseek-r1", "gb300", **FP4)
     assert {(c.mtp_draft_tokens, c.mtp_acceptance_frac) for c in cfgs} >= {(0, 0.0), (1, 0.85), (3, 0.7)}
     assert {c.mtp_draft_tokens for c in decode_configs("llama-3.3-70b", "h200")} == {0}
+
+
+def test_default_search_is_the_envelope_of_aggregated_disaggregated_and_mtp() -> None:
+    from tokenomics.perf import SEARCH_RULE, project_curve
+
+    kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
+    pts = project_curve("deepseek-r1", "gb300", **kw)
+    dis = pts["disaggregated"].astype(bool)
+    assert dis.any()
+    assert (~dis).any()
+    assert set(pts["spec_decoding"]) == {"none", "mtp"}
+    assert pts.attrs["search_rule"] == SEARCH_RULE
+    # every row states its configuration: pools and GPU counts, speculative setting
+    assert pts.loc[dis, "config"].str.contains("prefill gb300-nvl72 .* decode", regex=True).all()
+    assert np.allclose(pts.loc[dis, "num_gpus"], pts.loc[dis, "num_prefill_gpus"] + pts.loc[dis, "num_decode_gpus"])
+    mtp = pts["spec_decoding"] == "mtp"
+    assert pts.loc[mtp, "note"].str.contains("MTP").all()
+    # fast tokens: without MTP a GB300 rack barely serves 100 tok/s/user; with it, many times more
+    full = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+    plain = tk.ThroughputCurve.from_points(project_curve("deepseek-r1", "gb300", search="aggregated", **kw),
+                                           allow_mixed_groups=True)
+    assert float(full.throughput_at(100.0)) > 5 * float(plain.throughput_at(100.0))
+    assert float(full.throughput_at(20.0)) >= float(plain.throughput_at(20.0))

@@ -240,7 +240,8 @@ def test_frontier_search_attention_groups() -> None:
     assert not any(c.dp_attention for c in frontier_configs(tk.model("llama-3.3-70b"), tk.hardware("h100")))
     # at high interactivity grouped attention beats replicated attention (less weight traffic)
     kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
-    with_groups = tk.ThroughputCurve.from_points(project_curve(m, hw, **kw), allow_mixed_groups=True)
+    with_groups = tk.ThroughputCurve.from_points(project_curve(m, hw, search="aggregated", **kw),
+                                                 allow_mixed_groups=True)
     without = tk.ThroughputCurve.from_points(
         project_curve(m, hw, configs=frontier_configs(m, hw, attention_groups=False, **prec), **kw),
         allow_mixed_groups=True,
@@ -556,7 +557,7 @@ def test_best_practice_precisions_rule(model: str, hardware: str, expected: tupl
 
 def test_default_projection_searches_the_rack_scale_frontier() -> None:
     kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
-    pts = project_curve("deepseek-r1", "gb200-nvl72", **kw)
+    pts = project_curve("deepseek-r1", "gb200-nvl72", search="aggregated", **kw)
     # the search reaches the NVL72 domain (EP 64) and states its precisions on every row
     assert pts["ep"].max() == 64
     assert set(pts["precision"]) == {"fp4"}
@@ -587,7 +588,7 @@ def test_default_projection_frontier_option_keeps_only_the_envelope() -> None:
     expected = tk.pareto_frontier(pts, by=None)
     np.testing.assert_allclose(env["throughput_tok_per_s_per_gpu"], expected["throughput_tok_per_s_per_gpu"])
     # B200 is an 8-GPU node: the aggregated search stays within it
-    assert pts["tp"].max() == 8
+    assert pts.loc[~pts["disaggregated"].astype(bool), "tp"].max() == 8
     a = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
     b = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
     x = np.geomspace(*a.interactivity_range, 7)[1:-1]

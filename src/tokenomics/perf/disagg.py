@@ -344,9 +344,19 @@ def plan_points(
     check_positive("concurrency", batch)
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
+    _scaleout_bytes_per_s(hw_p, "prefill")
+    _scaleout_bytes_per_s(hw_d, "decode")
+    prefill = _prefill_work(m, hw_p, plan.prefill.config, isl, cached, f_p)
+    costs = (_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
+    return _plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity)
+
+
+def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl: float, f_d: RooflineFactors,
+                prefill: tuple[float, float], costs: tuple[float, float], check_capacity: bool) -> pd.DataFrame:
+    hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
     cfg_p, cfg_d = plan.prefill.config, plan.decode.config
     n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
-    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
     bw_p = _scaleout_bytes_per_s(hw_p, "prefill")
     bw_d = _scaleout_bytes_per_s(hw_d, "decode")
     eff, u_max = plan.kv_transfer_eff_frac, plan.prefill_max_utilization_frac
@@ -358,7 +368,7 @@ def plan_points(
     rate = (n_dec / n_d) * dec["requests_per_s"].to_numpy(dtype=float)
 
     # prefill: accelerator-seconds per request and the latency of one prefill
-    g, t_p = _prefill_work(m, hw_p, cfg_p, isl, cached, f_p)
+    g, t_p = prefill
     kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
     same_domain = (hw_p.hardware_id == hw_d.hardware_id and plan.prefill.num_gpus is not None
                    and plan.prefill.num_gpus + n_dec <= hw_d.scaleup_domain_accelerators)
@@ -402,8 +412,7 @@ def plan_points(
     ttft = wait + t_p + t_kv
     tpot = dec["tpot_s"].to_numpy(dtype=float)
     n_all = n_pre + n_dec
-    c_p = _tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour)
-    c_d = _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour)
+    c_p, c_d = costs
     return pd.DataFrame({
         "concurrency": batch,
         "requests_per_s": rate,
@@ -603,8 +612,10 @@ def project_disagg_curve(
     prefill_max_utilization_frac: float = DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
     kv_transfer_eff_frac: float = DEFAULT_KV_TRANSFER_EFF_FRAC,
     tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
+    factors: RooflineFactors | None = None,
     speculative: bool = True,
     frontier: bool = False,
+    with_cost: bool = True,
 ) -> pd.DataFrame:
     """Project a disaggregated throughput-vs-interactivity curve in the curve schema.
 
@@ -636,15 +647,21 @@ def project_disagg_curve(
         See :class:`ServingPlan`.
     tco_usd_per_gpu_hour : float, dict or None
         Pool TCOs (see :func:`plan_points`).
+    factors : RooflineFactors, optional
+        Efficiencies of both pools (default: the bundled calibration's for each hardware).
     speculative : bool
         Search published speculative-decoding settings (default True).
     frontier : bool
         Return only the Pareto-optimal points (throughput per GPU vs interactivity).
+    with_cost : bool
+        Add the pools' TCO columns (default True; False leaves them out, for hardware without
+        TCO inputs).
 
     Returns
     -------
     pandas.DataFrame
-        Curve-schema columns plus ``parallelism``, ``config`` and :data:`DISAGG_COLUMNS`.
+        Curve-schema columns plus ``parallelism``, ``config`` and :data:`DISAGG_COLUMNS` (less
+        the three cost columns without ``with_cost``).
 
     Raises
     ------
@@ -665,11 +682,18 @@ def project_disagg_curve(
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     isl, osl = float(isl_tokens), float(osl_tokens)
-    f_p, f_d = _pool_factors(hw_p, None), _pool_factors(hw_d, None)
+    f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors)
     cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
                                                  factors=f_p)
     cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(
         m, hw_d, speculative=speculative, **best_practice_precisions(m, hw_d))
+    cfg_p = cfg_p.model_copy(update={"disaggregated": True})
+    _scaleout_bytes_per_s(hw_p, "prefill")
+    _scaleout_bytes_per_s(hw_d, "decode")
+    check_range("cached_tokens", float(cached_tokens), low=0.0, high=isl, high_inclusive=False)
+    prefill = _prefill_work(m, hw_p, cfg_p, isl, float(cached_tokens), f_p)
+    costs = ((_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
+             if with_cost else (1.0, 1.0))
     frames = []
     errors: list[str] = []
     for cfg in cfgs_d:
@@ -693,17 +717,21 @@ def project_disagg_curve(
         else:
             grid = np.asarray(concurrency, dtype=float)
         try:
-            pts = plan_points(m, plan, grid, isl_tokens=isl, osl_tokens=osl, cached_tokens=cached_tokens,
-                              prefill_factors=f_p, decode_factors=f_d,
-                              tco_usd_per_gpu_hour=tco_usd_per_gpu_hour)
+            pts = _plan_frame(m, plan, grid, isl, osl, f_d, prefill, costs, True)
         except ValueError as exc:
             if concurrency is not None or "decode pool of" not in str(exc):
                 raise
             # the decode NICs limit the rate: keep the concurrencies they can feed
-            pts = _within_nic_limit(m, plan, grid, isl, osl, cached_tokens, f_p, f_d, tco_usd_per_gpu_hour)
-            if pts is None:
+            kept = []
+            for b in grid:
+                try:
+                    kept.append(_plan_frame(m, plan, np.asarray([b]), isl, osl, f_d, prefill, costs, True))
+                except ValueError:
+                    break
+            if not kept:
                 errors.append(str(exc))
                 continue
+            pts = pd.concat(kept, ignore_index=True)
         n_dec = float(pts["num_decode_gpus"].iloc[0])
         spec = "mtp" if cfg.mtp_draft_tokens else "none"
         label = (f"prefill {hw_p.hardware_id} {config_label(cfg_p, m)} + decode {int(n_dec)} x "
@@ -749,7 +777,7 @@ def project_disagg_curve(
             "config": label,
             "max_concurrency": float(b_max),
             "capacity_limited": pts["concurrency"].to_numpy() == b_max,
-            **{c: pts[c] for c in DISAGG_COLUMNS},
+            **{c: pts[c] for c in DISAGG_COLUMNS if with_cost or "cost" not in c},
         })
         frames.append(frame)
     if not frames:
@@ -763,18 +791,6 @@ def project_disagg_curve(
 
         out = pareto_frontier(out, by=None).reset_index(drop=True)
     return out
-
-
-def _within_nic_limit(m: Model, plan: ServingPlan, grid: np.ndarray, isl: float, osl: float, cached: float,
-                      f_p: RooflineFactors, f_d: RooflineFactors, tco: Any) -> pd.DataFrame | None:
-    kept = []
-    for b in grid:
-        try:
-            kept.append(plan_points(m, plan, [b], isl_tokens=isl, osl_tokens=osl, cached_tokens=cached,
-                                    prefill_factors=f_p, decode_factors=f_d, tco_usd_per_gpu_hour=tco))
-        except ValueError:
-            break
-    return pd.concat(kept, ignore_index=True) if kept else None
 
 
 def plan_cost_per_mtok(points: pd.DataFrame, utilization_frac: Any = 1.0) -> pd.Series:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -37,9 +37,18 @@ PRECISION_RULE: str = (
     "FFN, shared experts, LM head; all weights of dense models) FP8 where the hardware has an FP8 "
     "rate, else BF16; a checkpoint stored narrower than that (INT4, MXFP4, FP8 on BF16-only "
     "hardware) keeps its stored weights and computes in BF16 (W4A16, W8A16); KV cache FP8 where "
-    "the hardware has an FP8 rate, else BF16; no speculative decoding; aggregated serving"
+    "the hardware has an FP8 rate, else BF16; serving modes as in SEARCH_RULE"
 )
 """The precision rule of a default projection (:func:`best_practice_precisions`)."""
+
+SEARCH_RULE: str = (
+    "aggregated serving without speculative decoding and, where the model has published "
+    "acceptance rates, with each published MTP setting; plus disaggregated prefill/decode pools "
+    "on the same hardware (decode parallelism as searched for disaggregated serving, with and "
+    "without MTP; prefill replica with the fewest accelerator-seconds per request; prefill pool "
+    "sized by rate matching); the frontier is the envelope of all of them"
+)
+"""Serving modes of a default projection (``search="full"``)."""
 
 
 def _columns(n: int, values: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -78,6 +87,12 @@ def _configs(
     if isinstance(configs, ServingConfig | Mapping):
         configs = [configs]
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
+
+
+def _mtp_label(cfg: ServingConfig) -> str:
+    if not cfg.mtp_draft_tokens:
+        return ""
+    return f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
 
 
 def best_practice_precisions(model: Model | str, hardware: Hardware | str) -> dict[str, str | None]:
@@ -228,6 +243,7 @@ def project_curve(
     factors: RooflineFactors | None = None,
     band: tuple[float, float] | None = None,
     frontier: bool = False,
+    search: Literal["full", "aggregated"] = "full",
 ) -> pd.DataFrame:
     """Project a throughput-vs-interactivity curve from the calibrated roofline model.
 
@@ -278,6 +294,12 @@ def project_curve(
     frontier : bool
         Return only the Pareto-optimal points over all configurations (default False: every
         point).
+    search : {"full", "aggregated"}
+        Without ``configs``: ``"full"`` (default) adds to the aggregated search the published
+        speculative-decoding settings of the model (:func:`~tokenomics.perf.speculative_settings`)
+        and disaggregated plans on the same hardware (:func:`~tokenomics.perf.project_disagg_curve`),
+        as :data:`SEARCH_RULE` states; ``"aggregated"``: aggregated serving without speculative
+        decoding only. Ignored with explicit ``configs``.
 
     Returns
     -------
@@ -287,8 +309,12 @@ def project_curve(
         precisions, :func:`config_label`), ``throughput_low_tok_per_s_per_gpu``,
         ``throughput_high_tok_per_s_per_gpu``, ``max_concurrency``, ``capacity_limited``,
         ``bound``, ``step_time_s`` and ``factors_source``. ``attrs`` hold ``max_concurrency``
-        per parallelism label, ``factors``, ``band`` and ``precision_rule`` (the rule's text
-        for a default sweep, else ``"explicit configs"``).
+        per parallelism label, ``factors``, ``band``, ``precision_rule`` (the rule's text
+        for a default sweep, else ``"explicit configs"``), ``search_rule`` and, where the
+        disaggregated search found no plan, ``disaggregated_skipped`` (the reason).
+        Disaggregated rows (``disaggregated`` True) also carry the pool columns of
+        :data:`~tokenomics.perf.disagg.DISAGG_COLUMNS`; ``spec_decoding`` and ``config`` state
+        the speculative setting of every row.
 
     Raises
     ------
@@ -326,9 +352,17 @@ def project_curve(
     lo, hi = band
     if not 0.0 < lo <= 1.0 <= hi:
         raise ValueError(f"band={band!r} must satisfy 0 < low <= 1 <= high")
+    if search not in ("full", "aggregated"):
+        raise ValueError(f"search={search!r} must be 'full' or 'aggregated'")
+    full = configs is None and search == "full"
+    cfgs = _configs(configs, m, hw)
+    if full:
+        from tokenomics.perf.speculative import speculative_settings
+
+        cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
     frames = []
     limits: dict[str, int] = {}
-    for cfg in _configs(configs, m, hw):
+    for cfg in cfgs:
         label = config_label(cfg, m)
         b_max = max_concurrency(m, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens, config=cfg, factors=factors)
         limits[cfg.label] = b_max
@@ -380,6 +414,7 @@ def project_curve(
                 "source": "tokenomics.perf",
                 "note": (
                     f"roofline projection, {label}"
+                    f"{_mtp_label(cfg)}"
                     f"{' (best-practice precisions)' if configs is None else ''}; factors: "
                     f"{factors.source}; throughput band x{lo:.2f}-x{hi:.2f}"
                 ),
@@ -402,6 +437,22 @@ def project_curve(
         )
     names = list(frames[0])
     out = conform(pd.DataFrame({k: np.concatenate([f[k] for f in frames]) for k in names}))
+    skipped = None
+    if full:
+        from tokenomics.perf.disagg import project_disagg_curve
+
+        try:
+            dis = project_disagg_curve(m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
+                                       concurrency=concurrency, factors=factors, with_cost=False)
+        except ValueError as exc:
+            skipped = str(exc)
+        else:
+            dis["note"] = (dis["note"] + f" (best-practice precisions); factors: {factors.source}; "
+                           f"throughput band x{lo:.2f}-x{hi:.2f}")
+            dis[BAND_COLUMNS[0]] = dis["throughput_tok_per_s_per_gpu"] * lo
+            dis[BAND_COLUMNS[1]] = dis["throughput_tok_per_s_per_gpu"] * hi
+            dis["factors_source"] = factors.source
+            out = conform(pd.concat([out, dis], ignore_index=True))
     if frontier:
         from tokenomics.curves.frontier import pareto_frontier
 
@@ -410,4 +461,8 @@ def project_curve(
     out.attrs["factors"] = factors.model_dump()
     out.attrs["band"] = (lo, hi)
     out.attrs["precision_rule"] = PRECISION_RULE if configs is None else "explicit configs"
+    out.attrs["search_rule"] = SEARCH_RULE if full else (
+        "explicit configs" if configs is not None else "aggregated serving without speculative decoding")
+    if skipped is not None:
+        out.attrs["disaggregated_skipped"] = skipped
     return out
