@@ -99,7 +99,7 @@ def main() -> None:
         facility_power_kw_per_accelerator=2.0,
         input_usd_per_mtok=0.5,
         output_usd_per_mtok=2.0,
-        input_share_frac=0.5,
+        workload=tk.Workload(name="1:1", isl_tokens=1000, osl_tokens=1000),
         utilization_frac=0.5,
         throughput_tok_per_s_per_gpu=1000.0,
     )

@@ -13,12 +13,7 @@ True
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("inference-tokenomics")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
+from tokenomics._version import __version__
 
 __all__: list[str] = ["__version__"]
 
@@ -63,6 +58,12 @@ __all__ += [
     "tco_table",
 ]
 
+# --- workload ------------------------------------------------------------------------------------
+# (section: workload)
+from tokenomics.workload import DEFAULT_WORKLOAD, Workload, register_workload, workload, workload_names  # noqa: E402
+
+__all__ += ["DEFAULT_WORKLOAD", "Workload", "register_workload", "workload", "workload_names"]
+
 # --- finance, TCO and unit economics ------------------------------------------------------------
 # (section: economics)
 from tokenomics.analysis.scenario import Scenario, sweep  # noqa: E402
@@ -74,9 +75,12 @@ from tokenomics.cost.finance import (  # noqa: E402
     straight_line_depreciation_usd_per_year,
 )
 from tokenomics.cost.tco import (  # noqa: E402
+    DEFAULT_TCO_BASIS,
+    TcoBasis,
     TcoResult,
     itemised_tco_usd_per_gpu_hour,
     tco,
+    tco_basis,
     tco_comparison_table,
 )
 from tokenomics.economics import (  # noqa: E402
@@ -104,12 +108,16 @@ from tokenomics.economics import (  # noqa: E402
     usd_per_gpu_year,
     usd_per_mw_year,
 )
+from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac  # noqa: E402
 
 __all__ += [
+    "DEFAULT_TCO_BASIS",
+    "LICENSED_MODEL_FEE_FRAC",
     "CostSplit",
     "InferencexCost",
     "LicenseFee",
     "Scenario",
+    "TcoBasis",
     "TcoResult",
     "TokenMix",
     "annuity_usd_per_year",
@@ -123,6 +131,7 @@ __all__ += [
     "cost_of_capital_usd_per_year",
     "cost_per_mtok",
     "cost_split_per_mtok",
+    "default_license_fee_frac",
     "gross_margin_frac",
     "inferencex_cost_per_mtok",
     "input_share_frac_from_tokens",
@@ -137,6 +146,7 @@ __all__ += [
     "straight_line_depreciation_usd_per_year",
     "sweep",
     "tco",
+    "tco_basis",
     "tco_comparison_table",
     "usd_per_gpu_year",
     "usd_per_mw_year",
@@ -160,6 +170,7 @@ from tokenomics.curves.ingest import (  # noqa: E402
     read_results_dir,
 )
 from tokenomics.curves.measured import curves  # noqa: E402
+from tokenomics.curves.reference import reference_curve  # noqa: E402
 
 __all__ += [
     "IngestError",
@@ -178,6 +189,7 @@ __all__ += [
     "read_power_baseline",
     "read_results",
     "read_results_dir",
+    "reference_curve",
 ]
 
 # --- roofline projection --------------------------------------------------------------------------
@@ -229,9 +241,11 @@ __all__ += [
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402
+from tokenomics.chain import CHAIN_COLUMNS, evaluate  # noqa: E402
 from tokenomics.outputs import plot  # noqa: E402
-from tokenomics.outputs.compare import compare, reference_curve  # noqa: E402
+from tokenomics.outputs.compare import compare  # noqa: E402
 from tokenomics.outputs.report import ReportOptions, build_report, write_report  # noqa: E402
 
-__all__ += ["ReportOptions", "build_report", "compare", "margin_sensitivity", "plot", "reference_curve", "write_report"]
+__all__ += ["CHAIN_COLUMNS", "ReportOptions", "build_report", "compare", "evaluate", "margin_sensitivity", "plot",
+            "write_report"]
 

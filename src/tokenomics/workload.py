@@ -139,6 +139,17 @@ class Workload(BaseModel):
         return self.isl_tokens / self.osl_tokens
 
     @property
+    def curve_label(self) -> str:
+        """Workload label of measured curve points for this traffic, e.g. ``"8k/1k"``.
+
+        A fixed-sequence workload is labelled by its ISL/OSL as benchmarks label it (multiples
+        of 1024 as ``"k"``); session traffic by its name.
+        """
+        if not self.is_fixed:
+            return self.name
+        return f"{_length_label(self.isl_tokens)}/{_length_label(self.osl_tokens)}"
+
+    @property
     def is_fixed(self) -> bool:
         """True for a fixed-sequence benchmark (independent requests, no reused prefix)."""
         return self.kind == "fixed"
@@ -170,6 +181,11 @@ class Workload(BaseModel):
                 f"{self.cached_prefix_frac}: a server cannot hit more than the traffic repeats"
             )
         return TokenMix(input_share_frac=self.input_share_frac, cache_hit_frac=hit)
+
+
+def _length_label(tokens: float) -> str:
+    n = round(tokens)
+    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
 
 
 _PRESETS: dict[str, Workload] = {}

@@ -8,13 +8,15 @@ import pytest
 import tokenomics as tk
 from tokenomics.analysis.scenario import SWEEP_COLUMNS
 
+HALF = tk.Workload(name="1k/1k", isl_tokens=1000, osl_tokens=1000)
+
 BASE = {
     "hardware": "gb200",
     "cost_usd_per_gpu_hour": 2.0,
     "facility_power_kw_per_accelerator": 2.0,
     "input_usd_per_mtok": 0.5,
     "output_usd_per_mtok": 2.0,
-    "input_share_frac": 0.5,
+    "workload": HALF,
     "utilization_frac": 0.6,
     "throughput_tok_per_s_per_gpu": 1000.0,
     "license_fee_frac": 0.3,
@@ -45,12 +47,9 @@ def test_evaluate_from_catalog_matches_library():
     s = tk.Scenario(
         hardware="mi355x",
         model="deepseek-r1",
-        tco_basis="published",
         tco_vintage="2026-09",
         tco_tier="hyperscaler",
-        isl_tokens=8192,
-        osl_tokens=1024,
-        cache_hit_frac=0.3,
+        workload=tk.Workload(name="8k/1k, 0.3 cached", isl_tokens=8192, osl_tokens=1024, cached_prefix_frac=0.3),
         utilization_frac=0.7,
         throughput_tok_per_s_per_gpu=3000.0,
         license_fee_frac=0.1,
@@ -89,11 +88,15 @@ def test_itemised_basis_uses_tco():
         ({"license_fee_frac": 1.0}, "license_fee_frac"),
         ({"throughput_tok_per_s_per_gpu": 0.0}, "throughput_tok_per_s_per_gpu"),
         ({"input_usd_per_mtok": -1.0}, "input_usd_per_mtok"),
-        ({"cache_hit_frac": float("nan")}, "cache_hit_frac is NaN"),
-        ({"input_share_frac": None}, "token mix missing"),
-        ({"isl_tokens": 1000.0, "osl_tokens": 100.0}, "not both"),
+        ({"cache_hit_frac": 0.5}, "token mix comes from the workload"),
+        ({"isl_tokens": 1000.0, "osl_tokens": 100.0}, "token mix comes from the workload"),
         ({"output_usd_per_mtok": None}, "prices missing"),
         ({"cost_split_rule": "gpu_time"}, "prefill_throughput"),
+        ({"prefill_throughput_tok_per_s_per_gpu": 1.0}, "only used by cost_split_rule='gpu_time'"),
+        ({"interactivity_tok_per_s_per_user": 50.0}, "would not be used"),
+        ({"tco_profile": "neocloud"}, "contradicts"),
+        ({"tco_tier": "rental"}, "contradicts"),
+        ({"price_provider": "deepseek"}, "not used"),
         ({"colour": "red"}, "colour"),
     ],
 )
@@ -106,18 +109,27 @@ def test_scenario_unknown_names_raise_keyerror():
     with pytest.raises(KeyError, match="gb200"):
         tk.Scenario(**{**BASE, "hardware": "gb2000"})
     with pytest.raises(KeyError, match="hyperscaler"):
-        tk.Scenario(**{**BASE, "tco_profile": "hyperscalr"})
+        tk.Scenario(**{**BASE, "cost_usd_per_gpu_hour": None, "tco_profile": "hyperscalr"})
+    with pytest.raises(KeyError, match="8k/1k"):
+        tk.Scenario(**{**BASE, "workload": "8k/2k"})
 
 
-def test_license_and_token_mix_objects_unpacked():
-    s = tk.Scenario(
-        **{k: v for k, v in BASE.items() if k not in ("license_fee_frac", "input_share_frac")},
-        license=tk.LicenseFee(revenue_frac=0.3),
-        token_mix=tk.TokenMix(input_share_frac=0.5),
-    )
+def test_license_object_unpacked_and_token_mix_from_workload():
+    kw = {k: v for k, v in BASE.items() if k != "license_fee_frac"}
+    s = tk.Scenario(**kw, license=tk.LicenseFee(revenue_frac=0.3))
     assert s.license_fee_frac == 0.3
     assert s.token_mix.input_share_frac == 0.5
     assert s.evaluate().equals(tk.Scenario(**BASE).evaluate())
+    with pytest.raises(ValueError, match="not both"):
+        tk.Scenario(**BASE, license=tk.LicenseFee(revenue_frac=0.3))
+    with pytest.raises(ValueError, match="workload"):
+        tk.Scenario(**BASE, token_mix=tk.TokenMix(input_share_frac=0.5))
+
+
+def test_default_license_fee_follows_the_model():
+    s = tk.Scenario(**{k: v for k, v in BASE.items() if k != "license_fee_frac"}, model="deepseek-r1")
+    assert s.license_fee_frac is None
+    assert s.evaluate()["license_fee_frac"].iloc[0] == tk.default_license_fee_frac(tk.model("deepseek-r1"))
 
 
 def test_sweep_grid_shape_order_and_values():
@@ -133,32 +145,31 @@ def test_sweep_grid_shape_order_and_values():
     np.testing.assert_allclose(df["gross_margin_frac"], expected)
     # one row of the sweep equals evaluate() of that scenario
     one = tk.Scenario(**{**BASE, "utilization_frac": 0.9, "license_fee_frac": 0.0}).evaluate()
-    pd.testing.assert_series_equal(
-        df.iloc[4][list(SWEEP_COLUMNS)[6:]].astype(float),
-        one.iloc[0][list(SWEEP_COLUMNS)[6:]].astype(float),
-        check_names=False,
-    )
+    numeric = [c for c in SWEEP_COLUMNS if df[c].dtype.kind == "f"]
+    pd.testing.assert_series_equal(df.iloc[4][numeric].astype(float), one.iloc[0][numeric].astype(float),
+                                   check_names=False)
 
 
 def test_sweep_over_hardware_and_tiers():
-    s = tk.Scenario(
-        **{**BASE, "cost_usd_per_gpu_hour": None, "tco_basis": "published", "facility_power_kw_per_accelerator": None}
-    )
-    df = tk.sweep(
-        s, hardware=["gb200", "MI355X", "h100"], tco_tier=["hyperscaler", "rental"], utilization_frac=[0.5, 1.0]
-    )
+    s = tk.Scenario(**{**BASE, "cost_usd_per_gpu_hour": None, "tco_basis": "published",
+                       "facility_power_kw_per_accelerator": None, "throughput_tok_per_s_per_gpu": None,
+                       "model": "deepseek-r1"})
+    tiers = [tk.TcoBasis.published(tier="hyperscaler"), tk.TcoBasis.published(tier="rental")]
+    df = tk.sweep(s, hardware=["gb200", "MI355X", "b200"], tco=tiers, utilization_frac=[0.5, 1.0])
     assert len(df) == 12
     for row in df.itertuples():
         pub = tk.published_tco(row.hardware_id, vintage="2026-09", tier=row.tco_tier)
         assert row.cost_usd_per_gpu_hour == pub.usd_per_gpu_hour
-    assert set(df["hardware_id"]) == {"gb200-nvl72", "mi355x", "h100-sxm"}
+    assert set(df["hardware_id"]) == {"gb200-nvl72", "mi355x", "b200"}
 
 
 def test_sweep_split_adds_up_and_breakevens_plug_back():
-    s = tk.Scenario(**{**BASE, "cache_hit_frac": 0.4})
-    df = tk.sweep(
-        s, utilization_frac=np.linspace(0.1, 1.0, 10), cache_hit_frac=[0.0, 0.4, 0.9], input_share_frac=[0.2, 0.9]
-    )
+    s = tk.Scenario(**BASE)
+    mixes = [tk.Workload(name=f"{isl}/{osl}, {h} cached", isl_tokens=isl, osl_tokens=osl, cached_prefix_frac=h,
+                         kind="sessions") for isl, osl in ((200, 800), (900, 100)) for h in (0.0, 0.4, 0.9)]
+    df = pd.concat([tk.sweep(s.model_copy(update={"workload": w}), utilization_frac=np.linspace(0.1, 1.0, 10))
+                    for w in mixes], ignore_index=True)
+    assert sorted(set(df["input_share_frac"].round(6))) == [0.2, 0.9]
     s_in, h = df["input_share_frac"], df["cache_hit_frac"]
     total = (
         s_in * (1 - h) * df["input_cost_usd_per_mtok"]
@@ -197,6 +208,7 @@ def test_sweep_gpu_time_rule():
         1000.0,
         0.6,
         0.5,
+        0.0,
         rule="gpu_time",
         prefill_throughput_tok_per_s_per_gpu=8000.0,
         decode_throughput_tok_per_s_per_gpu=1000.0,
@@ -214,9 +226,16 @@ def test_sweep_bad_axes():
     with pytest.raises(ValueError, match="throughput_tok_per_s_per_gpu"):
         tk.sweep(s, throughput_tok_per_s_per_gpu=[100.0, -1.0])
     with pytest.raises(KeyError, match="gb200"):
-        tk.sweep(s, hardware=["gb200", "gb2000"])
+        tk.sweep(tk.Scenario(hardware="gb200", model="deepseek-r1"), hardware=["gb200", "gb2000"])
     with pytest.raises(ValueError, match="non-empty"):
         tk.sweep(s, utilization_frac=[])
+    with pytest.raises(ValueError, match="reuse one throughput"):
+        tk.sweep(s, hardware=["gb200", "mi355x"])
+    with pytest.raises(ValueError, match="explicit throughput"):
+        tk.sweep(s, interactivity_tok_per_s_per_user=[20.0, 80.0])
+    itemised = tk.Scenario(**{**BASE, "cost_usd_per_gpu_hour": None})
+    with pytest.raises(ValueError, match="replaces the scenario's TCO basis"):
+        tk.sweep(itemised, cost_usd_per_gpu_hour=[1.0, 2.0])
 
 
 def test_sweep_large_grid_is_vectorised():
@@ -233,15 +252,47 @@ def test_sweep_large_grid_is_vectorised():
 
 
 def test_throughput_from_curve():
-    from tokenomics.curves.curve import ThroughputCurve
-
-    curve = ThroughputCurve([10.0, 50.0, 100.0], [4000.0, 2000.0, 500.0])
+    curve = tk.ThroughputCurve([10.0, 50.0, 100.0], [4000.0, 2000.0, 500.0])
     kw = {k: v for k, v in BASE.items() if k != "throughput_tok_per_s_per_gpu"}
     s = tk.Scenario(**kw, throughput_curve=curve, interactivity_tok_per_s_per_user=50.0)
-    assert s.throughput_tok_per_s_per_gpu == pytest.approx(2000.0)
-    with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
-        tk.Scenario(**kw, throughput_curve=curve)
-    with pytest.raises(ValueError):
-        tk.Scenario(**kw, throughput_curve=curve, interactivity_tok_per_s_per_user=500.0)
+    row = s.evaluate().iloc[0]
+    assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(2000.0)
+    assert row["curve_kind"] == "measured"
+    # the default interactivity (50) reads the same point
+    assert tk.Scenario(**kw, throughput_curve=curve).evaluate()["throughput_tok_per_s_per_gpu"].iloc[0] == 2000.0
+    with pytest.raises(ValueError, match="never extrapolated"):
+        tk.Scenario(**kw, throughput_curve=curve, interactivity_tok_per_s_per_user=500.0).evaluate()
     with pytest.raises(ValueError, match="not both"):
-        tk.Scenario(**BASE, throughput_curve=curve, interactivity_tok_per_s_per_user=50.0)
+        tk.Scenario(**BASE, throughput_curve=curve)
+    # sweeping interactivity re-reads the curve
+    df = tk.sweep(s, interactivity_tok_per_s_per_user=[10.0, 100.0])
+    assert df["throughput_tok_per_s_per_gpu"].tolist() == pytest.approx([4000.0, 500.0])
+    with pytest.raises(ValueError, match="reuse one throughput"):
+        tk.sweep(s, hardware=["gb200", "mi355x"])
+
+
+def test_sweep_rereads_each_systems_curve():
+    """Each hardware and interactivity reads its own curve (MI355X does not reuse GB200's throughput)."""
+    s = tk.Scenario(hardware="gb200", model="deepseek-r1")
+    df = tk.sweep(s, hardware=["gb200", "mi355x"], interactivity_tok_per_s_per_user=[20.0, 80.0])
+    assert len(df) == 4
+    assert df["throughput_tok_per_s_per_gpu"].nunique() == 4
+    for row in df.itertuples():
+        curve, _ = tk.reference_curve("deepseek-r1", row.hardware_id,
+                                      interactivity_tok_per_s_per_user=row.interactivity_tok_per_s_per_user)
+        assert row.throughput_tok_per_s_per_gpu == pytest.approx(float(curve.throughput_at(
+            row.interactivity_tok_per_s_per_user)))
+        assert row.curve_kind == curve.kind
+
+
+def test_tco_keywords_follow_the_one_rule():
+    kw = {k: v for k, v in BASE.items() if k != "cost_usd_per_gpu_hour"}
+    assert tk.Scenario(**kw, tco_vintage="2026-09").tco == tk.TcoBasis.published()
+    assert tk.Scenario(**kw, tco_tier="rental").tco == tk.TcoBasis.published(tier="rental")
+    assert tk.Scenario(**kw, tco_profile="neocloud").tco == tk.TcoBasis.itemised("neocloud")
+    assert tk.Scenario(**kw, tco="published").tco == tk.TcoBasis.published()
+    assert tk.Scenario(**kw).tco == tk.DEFAULT_TCO_BASIS
+    with pytest.raises(ValueError, match=r"tco_profile='neocloud'.*contradicts tco_vintage"):
+        tk.Scenario(**kw, tco_profile="neocloud", tco_vintage="2026-09")
+    with pytest.raises(ValueError, match="tco_basis='itemised' contradicts tco_tier"):
+        tk.Scenario(**kw, tco_basis="itemised", tco_tier="rental")

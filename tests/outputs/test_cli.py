@@ -89,7 +89,7 @@ def test_cost_reads_measured_curve(capsys):
     # the one bundled serving configuration whose measured points cover 50 tok/s/user
     pts = pts[(pts["precision"] == "fp8") & (pts["framework"] == "dynamo-sglang")]
     curve = tk.ThroughputCurve.from_points(pts)
-    assert row["throughput_from"] == "measured"
+    assert row["curve_kind"] == "measured"
     assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
 
 
@@ -189,12 +189,12 @@ def test_margin_cache_hit_flag_validated(capsys):
 
 
 def test_pydantic_errors_become_one_line_without_url(capsys, tmp_path):
-    # --isl reaches ReportOptions (pydantic) unchecked: main() turns its ValidationError into one line
-    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--isl", "-5", "-q")
+    # an implausible --isl reaches Workload (pydantic): main() turns its ValidationError into one line
+    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--isl", "5000000", "--osl", "1000", "-q")
     assert rc == 2
     _one_line_error(err, "report")
     assert "isl_tokens" in err
-    assert "-5" in err
+    assert "5e+06" in err or "5000000" in err
     assert "errors.pydantic.dev" not in err
     assert "validation error" not in err
 

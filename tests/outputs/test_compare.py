@@ -13,7 +13,7 @@ import tokenomics as tk
 def table():
     return tk.compare("deepseek-r1", ["gb200", "b200"], interactivity_tok_per_s_per_user=50.0,
                       utilization_frac=0.6, license_fee_frac=0.3, tco_basis="published",
-                      tco_vintage="2026-09", tco_tier="hyperscaler", isl_tokens=8192, osl_tokens=1024)
+                      tco_vintage="2026-09", tco_tier="hyperscaler", workload="8k/1k")
 
 
 def test_rows_recompute_from_their_own_columns(table):
@@ -36,7 +36,7 @@ def test_rows_recompute_from_their_own_columns(table):
 
 def test_throughput_is_read_off_the_reference_curve(table):
     for row in table.to_dict("records"):
-        curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], isl_tokens=8192, osl_tokens=1024,
+        curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], workload="8k/1k",
                                       interactivity_tok_per_s_per_user=50.0)
         assert row["curve_kind"] == curve.kind
         assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
@@ -116,7 +116,35 @@ def test_default_tco_basis_matches_scenario_and_report():
     row = tk.compare("deepseek-r1", "gb200").iloc[0]  # a single name is accepted
     assert row["tco_basis"] == "itemised"
     assert row["cost_usd_per_gpu_hour"] == pytest.approx(tk.tco("gb200", "hyperscaler").usd_per_gpu_hour)
-    assert tk.ReportOptions().tco_basis == "itemised"
+    assert tk.ReportOptions().tco == tk.Scenario(hardware="gb200", model="deepseek-r1").tco == tk.DEFAULT_TCO_BASIS
+
+
+def test_tco_vintage_or_tier_implies_published():
+    # GB300: the published Sep-2026 hyperscaler figure, not the itemised one
+    row = tk.compare("deepseek-r1", "gb300", tco_vintage="2026-09", tco_tier="hyperscaler").iloc[0]
+    assert row["tco_basis"] == "published"
+    assert row["cost_usd_per_gpu_hour"] == tk.published_tco("gb300").usd_per_gpu_hour
+    row = tk.compare("deepseek-r1", "gb300", tco_tier="rental").iloc[0]
+    assert row["cost_usd_per_gpu_hour"] == tk.published_tco("gb300", tier="rental").usd_per_gpu_hour
+    with pytest.raises(ValueError, match=r"tco_profile='neocloud'.*contradicts tco_vintage='2026-09'"):
+        tk.compare("deepseek-r1", "gb300", tco_profile="neocloud", tco_vintage="2026-09")
+    with pytest.raises(ValueError, match="not both"):
+        tk.compare("deepseek-r1", "gb300", tco=tk.TcoBasis.published(), tco_basis="published")
+
+
+def test_explicit_cost_per_gpu_hour():
+    table = tk.compare("deepseek-r1", ["gb200", "b200"], cost_usd_per_gpu_hour=2.5)
+    assert (table["cost_usd_per_gpu_hour"] == 2.5).all()
+    assert (table["tco_basis"] == "explicit").all()
+
+
+def test_workload_changes_curve_and_mix():
+    short = tk.compare("deepseek-r1", "gb200", workload="1k/1k").iloc[0]
+    long_in = tk.compare("deepseek-r1", "gb200", workload="8k/1k").iloc[0]
+    assert short["workload"] == "1k/1k"
+    assert short["input_share_frac"] == pytest.approx(0.5)
+    assert long_in["input_share_frac"] == pytest.approx(8 / 9)
+    assert short["throughput_tok_per_s_per_gpu"] != long_in["throughput_tok_per_s_per_gpu"]
 
 
 def test_duplicates_and_empty_lists():

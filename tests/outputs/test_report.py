@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import tokenomics as tk
+from tokenomics.curves.reference import reference_curve
 from tokenomics.outputs import report
-from tokenomics.outputs.compare import reference_curve
 from tokenomics.outputs.report import MARKER, ReportOptions, write_report
 
 # measured DeepSeek-R1 1k/1k points are bundled for B200: no roofline projection needed, fast
@@ -96,7 +96,7 @@ def test_chart_data_carries_hover_and_selector_tags(out):
 def test_standard_points_recompute(out):
     std = pd.read_csv(out / "standard_points.csv")
     assert sorted(set(std["interactivity_tok_per_s_per_user"])) == [20, 35, 50, 75, 100]
-    curve, _ = reference_curve("deepseek-r1", "b200", isl_tokens=8192, osl_tokens=1024,
+    curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k",
                                interactivity_tok_per_s_per_user=50.0)
     for rec in std.itertuples():
         t = float(curve.throughput_at(rec.interactivity_tok_per_s_per_user))
@@ -206,20 +206,16 @@ def test_defaults_stated():
     opts = ReportOptions()
     assert opts.models == ("deepseek-r1", "gpt-oss-120b")
     assert opts.utilization_frac == 0.6
-    assert opts.tco_basis == "itemised"
-    assert opts.tco_profile == "hyperscaler"
+    assert opts.tco == tk.TcoBasis.itemised("hyperscaler")
+    assert opts.workload == tk.workload(tk.DEFAULT_WORKLOAD)
     assert (opts.isl_tokens, opts.osl_tokens) == (8192.0, 1024.0)
     assert tk.model("deepseek-r1").open_weights
-    assert report.default_license_fee_frac("deepseek-r1") == 0.0
+    assert tk.default_license_fee_frac(tk.model("deepseek-r1")) == 0.0
 
 
-def test_licensed_model_default_fee(monkeypatch):
-    from tokenomics import catalog
-
-    real = catalog.model("deepseek-r1")
-    closed = real.model_copy(update={"open_weights": False})
-    monkeypatch.setattr(catalog, "model", lambda name: closed)
-    assert report.default_license_fee_frac("deepseek-r1") == 0.30
+def test_licensed_model_default_fee():
+    closed = tk.model("deepseek-r1").model_copy(update={"open_weights": False})
+    assert tk.default_license_fee_frac(closed) == tk.LICENSED_MODEL_FEE_FRAC == 0.30
 
 
 def test_percent_option_rejected():
@@ -359,8 +355,8 @@ def test_projected_hardware_has_band(tmp_path):
     """No points are bundled at ISL/OSL 2048/512: the curve is the roofline projection."""
     with pytest.raises(ValueError, match="no bundled curve points"):
         tk.curves(model="deepseek-r1", hardware="gb200", workload="2k/512")
-    rep = report.build_report(ReportOptions(models=("deepseek-r1",), hardware=("gb200",), isl_tokens=2048,
-                                            osl_tokens=512))
+    rep = report.build_report(ReportOptions(models=("deepseek-r1",), hardware=("gb200",),
+                                            workload=tk.Workload(name="2k/512", isl_tokens=2048, osl_tokens=512)))
     cost = rep.tables["cost_curves"]
     assert set(cost["kind"]) == {"projected"}
     assert (cost["cost_low_usd_per_mtok"] <= cost["cost_usd_per_mtok"]).all()
@@ -368,7 +364,8 @@ def test_projected_hardware_has_band(tmp_path):
     # the headline row carries the projection's band: a constant multiple of the central value
     head = rep.tables["headline"].iloc[0]
     assert head["curve_kind"] == "projected"
-    _, points = reference_curve("deepseek-r1", "gb200", isl_tokens=2048, osl_tokens=512,
+    wl = tk.Workload(name="2k/512", isl_tokens=2048, osl_tokens=512)
+    _, points = reference_curve("deepseek-r1", "gb200", workload=wl,
                                     interactivity_tok_per_s_per_user=50.0)
     mid = points["throughput_tok_per_s_per_gpu"]
     low = float(np.median(points["throughput_low_tok_per_s_per_gpu"] / mid))

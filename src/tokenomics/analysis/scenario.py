@@ -1,18 +1,16 @@
-"""Scenarios and sweeps: one validated set of assumptions -> cost, revenue, margin, break-evens.
+"""Scenarios and sweeps: one validated set of assumptions -> the chain's tidy rows.
 
-A :class:`Scenario` names the hardware, the TCO basis, the price list, the token mix, the
-utilization, the license terms and the throughput. :meth:`Scenario.evaluate` gives one row;
-:func:`sweep` varies any fields over lists and returns a tidy table, one row per combination,
-computed with numpy broadcasting (no Python loop over rows).
-
-The arithmetic is that of :mod:`tokenomics.economics` and :mod:`tokenomics.cost.tco`; this module
-only resolves catalog names and lays out the grid.
+A :class:`Scenario` names the model, the hardware, the workload, the TCO basis, the prices, the
+utilization, the license terms and where the throughput comes from (the system's curve at an
+interactivity, a curve you give, or a throughput you give). :meth:`Scenario.evaluate` gives one
+row; :func:`sweep` varies any fields over lists and returns a tidy table, one row per
+combination. Both run :func:`tokenomics.chain.evaluate`; this module only validates and lays
+out the grid.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -20,6 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from tokenomics import catalog
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
@@ -27,17 +26,11 @@ from tokenomics._validate import (
     check_range,
     unknown_name_error,
 )
-from tokenomics.cost.tco import tco
-from tokenomics.economics import (
-    DEFAULT_CACHED_COST_RATIO,
-    LicenseFee,
-    TokenMix,
-    _attribute,
-    _breakeven_price,
-    _breakeven_utilization,
-    gross_margin_frac,
-)
-from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS_PER_MTOK
+from tokenomics.chain import CHAIN_COLUMNS, DEFAULT_UTILIZATION_FRAC, evaluate
+from tokenomics.cost.tco import DEFAULT_TCO_BASIS, TcoBasis, TcoResult, tco_basis
+from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, LicenseFee, TokenMix
+from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
 __all__ = ["SWEEP_COLUMNS", "Scenario", "sweep"]
 
@@ -60,10 +53,6 @@ _NUMERIC_CHECKS: dict[str, Callable[[str, Any], None]] = {
     "input_usd_per_mtok": check_nonnegative,
     "cached_input_usd_per_mtok": check_nonnegative,
     "output_usd_per_mtok": check_nonnegative,
-    "input_share_frac": check_fraction,
-    "isl_tokens": check_nonnegative,
-    "osl_tokens": check_nonnegative,
-    "cache_hit_frac": check_fraction,
     "utilization_frac": _frac_open_low,
     "throughput_tok_per_s_per_gpu": check_positive,
     "interactivity_tok_per_s_per_user": check_positive,
@@ -80,50 +69,18 @@ _NUMERIC_CHECKS: dict[str, Callable[[str, Any], None]] = {
 _CATEGORICAL = (
     "hardware",
     "model",
-    "tco_basis",
-    "tco_profile",
-    "tco_vintage",
-    "tco_tier",
+    "workload",
+    "tco",
     "price_provider",
     "cost_split_rule",
+    "interactivity_tok_per_s_per_user",
 )
+"""Fields a sweep varies in an outer loop: each value re-reads the curve, the TCO or the prices."""
 
-SWEEP_COLUMNS: dict[str, str] = {
-    "hardware_id": "catalog hardware id",
-    "model_id": "catalog model id (None when prices are explicit)",
-    "tco_basis": "'itemised' (profile), 'published' (vintage + tier) or 'explicit'",
-    "tco_profile": "TCO profile of an itemised basis",
-    "tco_vintage": "published set of a published basis",
-    "tco_tier": "published tier of a published basis",
-    "cost_usd_per_gpu_hour": "TCO per allocated accelerator-hour [USD/GPU-hour]",
-    "facility_power_kw_per_accelerator": "facility power per accelerator, IT x PUE [kW]",
-    "throughput_tok_per_s_per_gpu": "input + output tokens/s per accelerator while busy",
-    "utilization_frac": "busy fraction of paid hours",
-    "input_share_frac": "input (cached included) share of all tokens",
-    "cache_hit_frac": "cached share of input tokens",
-    "input_usd_per_mtok": "uncached input price [USD/Mtok]",
-    "cached_input_usd_per_mtok": "cached input price used (default 0.1 x input) [USD/Mtok]",
-    "output_usd_per_mtok": "output price [USD/Mtok]",
-    "blended_price_usd_per_mtok": "revenue per Mtok of all tokens [USD/Mtok]",
-    "license_fee_frac": "revenue share paid as license fee",
-    "license_usd_per_mtok": "license royalty per Mtok of all tokens [USD/Mtok]",
-    "license_usd_per_gpu_hour": "fixed license fee [USD/GPU-hour]",
-    "target_margin_frac": "target gross margin of the break-even columns",
-    "served_mtok_per_gpu_hour": "Mtok served per allocated GPU-hour",
-    "cost_usd_per_mtok": "cost per Mtok of all tokens [USD/Mtok]",
-    "input_cost_usd_per_mtok": "cost attributed to an uncached input Mtok [USD/Mtok]",
-    "cached_input_cost_usd_per_mtok": "cost attributed to a cached input Mtok [USD/Mtok]",
-    "output_cost_usd_per_mtok": "cost attributed to an output Mtok [USD/Mtok]",
-    "revenue_usd_per_gpu_hour": "revenue per allocated GPU-hour [USD/GPU-hour]",
-    "license_fee_usd_per_gpu_hour": "all license fees per GPU-hour [USD/GPU-hour]",
-    "profit_usd_per_gpu_hour": "revenue - license - TCO [USD/GPU-hour]",
-    "gross_margin_frac": "profit / revenue",
-    "profit_usd_per_gpu_year": "profit per accelerator-year [USD/GPU-year]",
-    "profit_usd_per_mw_year": "profit per MW of facility power per year [USD/MW-year]",
-    "breakeven_utilization_frac": "utilization giving the target margin (NaN: none in (0, 1])",
-    "breakeven_price_usd_per_mtok": "blended price giving the target margin (NaN: none)",
-}
-"""Columns of :func:`sweep` and :meth:`Scenario.evaluate`, with their meaning [unit]."""
+_TCO_KEYWORDS = ("tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour")
+
+SWEEP_COLUMNS: dict[str, str] = CHAIN_COLUMNS
+"""Columns of :func:`sweep` and :meth:`Scenario.evaluate`: :data:`tokenomics.chain.CHAIN_COLUMNS`."""
 
 
 class Scenario(BaseModel):
@@ -134,16 +91,15 @@ class Scenario(BaseModel):
     hardware : str
         Hardware id or alias (resolved to the catalog id).
     model : str, optional
-        Model id or alias; required when prices come from the catalog.
-    tco_basis : {"itemised", "published"}, default "itemised"
-        TCO from the catalog's inputs and ``tco_profile``, or a published figure
-        (``tco_vintage``, ``tco_tier``). Ignored when ``cost_usd_per_gpu_hour`` is given.
-    tco_profile : str, default "hyperscaler"
-        Operator profile of an itemised TCO.
-    tco_vintage, tco_tier : str, default "2026-09", "hyperscaler"
-        Published set and tier of a published TCO.
-    cost_usd_per_gpu_hour : float, optional
-        Explicit TCO [USD/GPU-hour], >= 0; overrides the basis.
+        Model id or alias; needed for catalog prices, the curve and the default license fee.
+    workload : Workload or str, default :data:`tokenomics.workload.DEFAULT_WORKLOAD`
+        The traffic (a preset name or a :class:`~tokenomics.Workload`); it fixes the token mix
+        and the curve.
+    tco : TcoBasis or {"itemised", "published", "explicit"}, default itemised hyperscaler
+        TCO basis. The keywords ``tco_basis``, ``tco_profile``, ``tco_vintage``, ``tco_tier``
+        and ``cost_usd_per_gpu_hour`` are accepted instead and mapped by the one rule of
+        :func:`tokenomics.cost.tco.tco_basis` (a vintage or tier implies published; a cost
+        implies explicit; contradictions raise).
     facility_power_kw_per_accelerator : float, optional
         Facility power per accelerator for per-MW figures [kW]; default from the TCO result.
     price_provider : str, optional
@@ -151,22 +107,15 @@ class Scenario(BaseModel):
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float, optional
         Explicit prices [USD/Mtok], >= 0; each replaces the catalog price. A missing cached
         price is ``0.1 x input`` (:data:`tokenomics.economics.DEFAULT_CACHED_COST_RATIO`).
-    input_share_frac : float, optional
-        Input (cached included) share of all tokens, in [0, 1]. Give it, or ``isl_tokens``
-        and ``osl_tokens``.
-    isl_tokens, osl_tokens : float, optional
-        Input and output sequence length [tokens]; ``input_share = isl / (isl + osl)``.
-    cache_hit_frac : float, default 0
-        Cached share of the input tokens, in [0, 1].
-    utilization_frac : float
-        Busy fraction of paid hours, in (0, 1]. Required.
-    throughput_tok_per_s_per_gpu : float
-        Input + output tokens/s per accelerator while busy, > 0. Give it explicitly, or give
-        ``throughput_curve=`` (a :class:`tokenomics.curves.curve.ThroughputCurve` of total
-        throughput) with ``interactivity_tok_per_s_per_user``: the throughput is then read off
-        the curve at construction (no extrapolation beyond the measured range).
+    utilization_frac : float, default 0.6
+        Busy fraction of paid hours, in (0, 1].
     interactivity_tok_per_s_per_user : float, optional
-        The interactivity the throughput is read at [tok/s/user], > 0.
+        Where the throughput is read off the curve [tok/s/user] (default 50).
+    throughput_tok_per_s_per_gpu : float, optional
+        Explicit input + output tokens/s per accelerator while busy, > 0; no curve is read
+        (then no interactivity may be given).
+    throughput_curve : ThroughputCurve, optional
+        A curve of total throughput replacing the system's reference curve.
     cost_split_rule : {"price", "gpu_time"}, default "price"
         Attribution of the cost to token classes (see
         :func:`tokenomics.economics.cost_split_per_mtok`); ``"gpu_time"`` needs
@@ -175,8 +124,9 @@ class Scenario(BaseModel):
         Phase throughputs for the ``gpu_time`` rule [tok/s/GPU].
     cached_cost_ratio : float, default 0.1
         Cost weight of a cached input token relative to an uncached one, in [0, 1].
-    license_fee_frac : float, default 0
-        Revenue share paid as license fee, in [0, 1) (0.30, not 30).
+    license_fee_frac : float, optional
+        Revenue share paid as license fee, in [0, 1) (0.30, not 30); default
+        :func:`tokenomics.economics.policy.default_license_fee_frac` of the model (0 without one).
     license_usd_per_mtok : float, default 0
         Royalty per Mtok of all tokens [USD/Mtok].
     license_usd_per_gpu_hour : float, default 0
@@ -186,48 +136,40 @@ class Scenario(BaseModel):
 
     Notes
     -----
-    ``license=LicenseFee(...)``, ``token_mix=TokenMix(...)`` and ``throughput_curve=...``
-    are accepted at construction and unpacked into the flat fields above (so that
-    :func:`sweep` can vary each of them). Sweeping ``interactivity_tok_per_s_per_user`` does
-    not re-read a curve; sweep ``throughput_tok_per_s_per_gpu`` instead.
+    ``license=LicenseFee(...)`` is accepted at construction and unpacked into the flat fields
+    above (so that :func:`sweep` can vary each of them).
 
     Examples
     --------
     >>> import tokenomics as tk
     >>> s = tk.Scenario(hardware="gb200", cost_usd_per_gpu_hour=2.0, input_usd_per_mtok=0.5,
-    ...                 output_usd_per_mtok=2.0, input_share_frac=0.5, utilization_frac=0.6,
+    ...                 output_usd_per_mtok=2.0, workload=tk.Workload(name="1:1", isl_tokens=1, osl_tokens=1),
     ...                 throughput_tok_per_s_per_gpu=1000.0, license_fee_frac=0.3)
     >>> row = s.evaluate()
     >>> round(float(row["gross_margin_frac"].iloc[0]), 4)
     -0.0407
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     hardware: str
     model: str | None = None
-    tco_basis: Literal["itemised", "published"] = "itemised"
-    tco_profile: str = "hyperscaler"
-    tco_vintage: str = "2026-09"
-    tco_tier: str = "hyperscaler"
-    cost_usd_per_gpu_hour: float | None = None
+    workload: Workload = workload(DEFAULT_WORKLOAD)
+    tco: TcoBasis = DEFAULT_TCO_BASIS
     facility_power_kw_per_accelerator: float | None = None
     price_provider: str | None = None
     input_usd_per_mtok: float | None = None
     cached_input_usd_per_mtok: float | None = None
     output_usd_per_mtok: float | None = None
-    input_share_frac: float | None = None
-    isl_tokens: float | None = None
-    osl_tokens: float | None = None
-    cache_hit_frac: float = 0.0
-    utilization_frac: float
-    throughput_tok_per_s_per_gpu: float
+    utilization_frac: float = DEFAULT_UTILIZATION_FRAC
     interactivity_tok_per_s_per_user: float | None = None
+    throughput_tok_per_s_per_gpu: float | None = None
+    throughput_curve: ThroughputCurve | None = None
     cost_split_rule: Literal["price", "gpu_time"] = "price"
     prefill_throughput_tok_per_s_per_gpu: float | None = None
     decode_throughput_tok_per_s_per_gpu: float | None = None
     cached_cost_ratio: float = DEFAULT_CACHED_COST_RATIO
-    license_fee_frac: float = 0.0
+    license_fee_frac: float | None = None
     license_usd_per_mtok: float = 0.0
     license_usd_per_gpu_hour: float = 0.0
     target_margin_frac: float = 0.0
@@ -241,20 +183,35 @@ class Scenario(BaseModel):
         lic = data.pop("license", None)
         if lic is not None:
             lic = lic if isinstance(lic, LicenseFee) else LicenseFee.model_validate(lic)
-            data.setdefault("license_fee_frac", lic.revenue_frac)
-            data.setdefault("license_usd_per_mtok", lic.usd_per_mtok)
-            data.setdefault("license_usd_per_gpu_hour", lic.usd_per_gpu_hour)
-        curve = data.pop("throughput_curve", None)
-        if curve is not None:
-            data["throughput_tok_per_s_per_gpu"] = _throughput_from_curve(curve, data)
-        mix = data.pop("token_mix", None)
-        if mix is not None:
-            mix = mix if isinstance(mix, TokenMix) else TokenMix.model_validate(mix)
-            data.setdefault("input_share_frac", mix.input_share_frac)
-            data.setdefault("cache_hit_frac", mix.cache_hit_frac)
+            for name, value in (("license_fee_frac", lic.revenue_frac), ("license_usd_per_mtok", lic.usd_per_mtok),
+                                ("license_usd_per_gpu_hour", lic.usd_per_gpu_hour)):
+                if data.get(name) is not None:
+                    raise ValueError(f"give license= or {name}=, not both")
+                data[name] = value
+        if "token_mix" in data or any(k in data for k in ("input_share_frac", "isl_tokens", "osl_tokens",
+                                                           "cache_hit_frac")):
+            raise ValueError(
+                "the token mix comes from the workload: give workload= (a preset name or "
+                "tk.Workload(isl_tokens=..., osl_tokens=..., cached_prefix_frac=...)) instead of "
+                "input_share_frac / isl_tokens / osl_tokens / cache_hit_frac / token_mix"
+            )
+        keywords = {k: data.pop(k) for k in _TCO_KEYWORDS if k in data}
+        if keywords or not isinstance(data.get("tco", DEFAULT_TCO_BASIS), TcoBasis):
+            basis = data.pop("tco", None)
+            if basis is not None and keywords.get("tco_basis") is not None:
+                raise ValueError("give tco= or tco_basis=, not both")
+            data["tco"] = tco_basis(
+                basis if basis is not None else keywords.get("tco_basis"),
+                profile=keywords.get("tco_profile"),
+                vintage=keywords.get("tco_vintage"),
+                tier=keywords.get("tco_tier"),
+                usd_per_gpu_hour=keywords.get("cost_usd_per_gpu_hour"),
+            )
+        if "workload" in data:
+            data["workload"] = workload(data["workload"])
         return data
 
-    @field_validator(*_NUMERIC_CHECKS)
+    @field_validator(*(f for f in _NUMERIC_CHECKS if f != "cost_usd_per_gpu_hour"))
     @classmethod
     def _numeric(cls, value: float | None, info: Any) -> float | None:
         if value is not None:
@@ -264,63 +221,57 @@ class Scenario(BaseModel):
     @field_validator("hardware")
     @classmethod
     def _hardware(cls, value: str) -> str:
-        from tokenomics.catalog import resolve_hardware_id
-
-        return resolve_hardware_id(value)
+        return catalog.resolve_hardware_id(value)
 
     @field_validator("model")
     @classmethod
     def _model(cls, value: str | None) -> str | None:
-        from tokenomics.catalog import resolve_model_id
-
-        return None if value is None else resolve_model_id(value)
-
-    @field_validator("tco_profile")
-    @classmethod
-    def _profile(cls, value: str) -> str:
-        from tokenomics.catalog import resolve_profile_id
-
-        return resolve_profile_id(value)
+        return None if value is None else catalog.resolve_model_id(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        if self.input_share_frac is None and (self.isl_tokens is None or self.osl_tokens is None):
-            raise ValueError("token mix missing: give input_share_frac, or isl_tokens and osl_tokens")
-        if self.input_share_frac is not None and self.isl_tokens is not None:
-            raise ValueError("give input_share_frac or isl_tokens/osl_tokens, not both")
-        if self.isl_tokens is not None and self.osl_tokens is not None:
-            check_positive("isl_tokens + osl_tokens", self.isl_tokens + self.osl_tokens)
-        if (self.input_usd_per_mtok is None or self.output_usd_per_mtok is None) and (self.model is None):
-            raise ValueError(
-                "prices missing: give model= (catalog price) or input_usd_per_mtok and output_usd_per_mtok"
-            )
-        if self.cost_split_rule == "gpu_time" and (
-            self.prefill_throughput_tok_per_s_per_gpu is None or self.decode_throughput_tok_per_s_per_gpu is None
-        ):
+        prices_given = self.input_usd_per_mtok is not None and self.output_usd_per_mtok is not None
+        if not prices_given and self.model is None:
+            raise ValueError("prices missing: give model= (catalog price) or input_usd_per_mtok and "
+                             "output_usd_per_mtok")
+        if prices_given and self.price_provider is not None:
+            raise ValueError(f"price_provider={self.price_provider!r} is not used: input and output prices are given")
+        if self.throughput_tok_per_s_per_gpu is not None:
+            if self.interactivity_tok_per_s_per_user is not None:
+                raise ValueError(
+                    "interactivity_tok_per_s_per_user is only used to read throughput off a curve; with "
+                    "throughput_tok_per_s_per_gpu given it would not be used: give one of them")
+            if self.throughput_curve is not None:
+                raise ValueError("give throughput_tok_per_s_per_gpu or throughput_curve, not both")
+        elif self.throughput_curve is None and self.model is None:
+            raise ValueError("throughput missing: give model= (its curve), throughput_curve= or "
+                             "throughput_tok_per_s_per_gpu=")
+        phases = (self.prefill_throughput_tok_per_s_per_gpu, self.decode_throughput_tok_per_s_per_gpu)
+        if self.cost_split_rule == "gpu_time" and None in phases:
             raise ValueError(
                 "cost_split_rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
                 "decode_throughput_tok_per_s_per_gpu"
             )
+        if self.cost_split_rule == "price" and any(p is not None for p in phases):
+            raise ValueError("prefill/decode throughputs are only used by cost_split_rule='gpu_time'")
         return self
 
     @property
     def license(self) -> LicenseFee:
-        """The license terms as a :class:`~tokenomics.economics.LicenseFee`."""
-        return LicenseFee(
-            revenue_frac=self.license_fee_frac,
-            usd_per_mtok=self.license_usd_per_mtok,
-            usd_per_gpu_hour=self.license_usd_per_gpu_hour,
-        )
+        """The license terms as a :class:`~tokenomics.economics.LicenseFee` (fee resolved)."""
+        fee = self.license_fee_frac
+        if fee is None:
+            fee = float(self.evaluate()["license_fee_frac"].iloc[0])
+        return LicenseFee(revenue_frac=fee, usd_per_mtok=self.license_usd_per_mtok,
+                          usd_per_gpu_hour=self.license_usd_per_gpu_hour)
 
     @property
     def token_mix(self) -> TokenMix:
-        """The token mix as a :class:`~tokenomics.economics.TokenMix`."""
-        if self.input_share_frac is not None:
-            return TokenMix(input_share_frac=self.input_share_frac, cache_hit_frac=self.cache_hit_frac)
-        return TokenMix.from_isl_osl(float(self.isl_tokens or 0.0), float(self.osl_tokens or 0.0), self.cache_hit_frac)
+        """The token mix of the workload as a :class:`~tokenomics.economics.TokenMix`."""
+        return self.workload.token_mix()
 
     def evaluate(self) -> pd.DataFrame:
-        """Compute cost, revenue, license fee, margin and break-evens of this scenario.
+        """Run the chain (:func:`tokenomics.chain.evaluate`) on this scenario.
 
         Returns
         -------
@@ -330,73 +281,23 @@ class Scenario(BaseModel):
         return sweep(self)
 
 
-def _throughput_from_curve(curve: Any, data: dict[str, Any]) -> float:
-    """Read the total throughput off a ThroughputCurve at the scenario's interactivity."""
-    if data.get("throughput_tok_per_s_per_gpu") is not None:
-        raise ValueError("give throughput_tok_per_s_per_gpu or throughput_curve, not both")
-    x = data.get("interactivity_tok_per_s_per_user")
-    if x is None:
-        raise ValueError("throughput_curve needs interactivity_tok_per_s_per_user")
-    column = getattr(curve, "throughput_column", None)
-    if column != "throughput_tok_per_s_per_gpu":
-        raise ValueError(
-            f"throughput_curve gives {column!r}; the scenario needs total (input + output) throughput_tok_per_s_per_gpu"
-        )
-    return float(curve.throughput_at(x, extrapolate="raise"))
-
-
-def _resolve(scn: Scenario, tco_cache: dict[tuple[Any, ...], Any]) -> dict[str, Any]:
-    """Catalog-derived scalars of one scenario: TCO, facility power and prices."""
-    row: dict[str, Any] = {
-        "hardware_id": scn.hardware,
-        "model_id": scn.model,
-        "tco_basis": scn.tco_basis,
-        "tco_profile": scn.tco_profile if scn.tco_basis == "itemised" else None,
-        "tco_vintage": scn.tco_vintage if scn.tco_basis == "published" else None,
-        "tco_tier": scn.tco_tier if scn.tco_basis == "published" else None,
-    }
-    need_tco = scn.cost_usd_per_gpu_hour is None or scn.facility_power_kw_per_accelerator is None
-    result = None
-    if need_tco:
-        key = (scn.hardware, scn.tco_basis, scn.tco_profile, scn.tco_vintage, scn.tco_tier)
-        if key not in tco_cache:
-            if scn.tco_basis == "published":
-                tco_cache[key] = tco(scn.hardware, basis="published", vintage=scn.tco_vintage, tier=scn.tco_tier)
-            else:
-                tco_cache[key] = tco(scn.hardware, scn.tco_profile)
-        result = tco_cache[key]
-    if scn.cost_usd_per_gpu_hour is not None:
-        row.update(tco_basis="explicit", tco_profile=None, tco_vintage=None, tco_tier=None)
-        row["cost_usd_per_gpu_hour"] = scn.cost_usd_per_gpu_hour
-    else:
-        assert result is not None
-        row["cost_usd_per_gpu_hour"] = result.usd_per_gpu_hour
-    fac = scn.facility_power_kw_per_accelerator
-    if fac is None and result is not None:
-        fac = result.facility_power_kw_per_accelerator
-    row["facility_power_kw_per_accelerator"] = math.nan if fac is None else fac
-
-    p_in, p_c, p_out = scn.input_usd_per_mtok, scn.cached_input_usd_per_mtok, scn.output_usd_per_mtok
-    if p_in is None or p_out is None:
-        from tokenomics.catalog import price
-
-        assert scn.model is not None
-        listed = price(scn.model, scn.price_provider)
-        p_in = listed.input_usd_per_mtok if p_in is None else p_in
-        p_out = listed.output_usd_per_mtok if p_out is None else p_out
-        if p_c is None and scn.input_usd_per_mtok is None:
-            p_c = listed.cached_input_usd_per_mtok
-    row["input_usd_per_mtok"] = p_in
-    row["cached_input_usd_per_mtok"] = math.nan if p_c is None else p_c
-    row["output_usd_per_mtok"] = p_out
-    return row
+def _chain_kwargs(scn: Scenario) -> dict[str, Any]:
+    """Keyword arguments of :func:`tokenomics.chain.evaluate` for one scenario."""
+    kw = scn.model_dump(exclude={"hardware", "model", "workload", "tco", "throughput_curve"})
+    kw.update(model=scn.model, hardware=scn.hardware, workload=scn.workload, tco=scn.tco,
+              throughput_curve=scn.throughput_curve)
+    return kw
 
 
 def _as_axis(name: str, values: Any) -> list[Any] | np.ndarray:
-    if isinstance(values, str) or not isinstance(values, (list, tuple, np.ndarray, pd.Series, pd.Index, range)):
+    if isinstance(values, (str, TcoBasis, Workload)) or not isinstance(
+            values, (list, tuple, np.ndarray, pd.Series, pd.Index, range)):
         values = [values]
     if name in _CATEGORICAL:
-        return list(values)
+        out = list(values)
+        if not out:
+            raise ValueError(f"sweep axis {name} is empty")
+        return out
     arr = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"sweep axis {name} must be a non-empty 1-d list of numbers")
@@ -406,11 +307,13 @@ def _as_axis(name: str, values: Any) -> list[Any] | np.ndarray:
 def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
     """Evaluate a scenario over every combination of the given field values.
 
-    Each keyword names a :class:`Scenario` field and gives a list of values; the result has one
-    row per combination. Catalog look-ups (hardware, model, TCO basis/profile/tier, price
-    provider) run once per distinct combination of those fields; the numeric fields
-    (utilization, throughput, license terms, prices, token mix, ...) are laid out with numpy
-    broadcasting, so millions of rows cost a few vectorised passes.
+    Each keyword names a :class:`Scenario` field (or ``cost_usd_per_gpu_hour`` on an explicit
+    TCO basis) and gives a list of values; the result has one row per combination, each the
+    output of :func:`tokenomics.chain.evaluate`. Hardware, model, workload, TCO basis, price
+    provider and interactivity are varied in an outer loop: every value re-reads the system's
+    curve, TCO and prices. The numeric fields (utilization, license terms, prices, ...) are
+    broadcast inside one call per outer combination, so millions of rows cost a few vectorised
+    passes.
 
     Parameters
     ----------
@@ -418,32 +321,35 @@ def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
         The base assumptions; fields not swept keep their values.
     **axes : list
         Field name -> values, e.g. ``utilization_frac=[0.3, 0.6, 0.9]``,
-        ``license_fee_frac=[0, 0.3]``, ``hardware=["gb200", "mi355x"]``. A scalar is a
-        one-value axis. Every value is validated as on the scenario (element-wise).
+        ``hardware=["gb200", "mi355x"]``, ``interactivity_tok_per_s_per_user=[20, 80]``,
+        ``workload=["8k/1k", "1k/8k"]``. A scalar is a one-value axis. Every value is
+        validated as on the scenario (element-wise).
 
     Returns
     -------
     pandas.DataFrame
         Tidy table, columns :data:`SWEEP_COLUMNS` (unit-suffixed). Rows are ordered with the
-        catalog fields outermost (in keyword order), then the numeric fields in keyword order
+        outer-loop fields outermost (in keyword order), then the numeric fields in keyword order
         (the last one varies fastest). ``breakeven_*`` columns are NaN where no value in the
-        valid range reaches the target margin (``NaN`` is exactly that mask: inputs are
-        validated to be non-NaN); ``profit_usd_per_mw_year`` is NaN where no facility power is
-        known.
+        valid range reaches the target margin; ``profit_usd_per_mw_year`` is NaN where no
+        facility power is known.
 
     Raises
     ------
     KeyError
-        Unknown field name, or unknown hardware/model/profile/tier/vintage values.
+        Unknown field name, or unknown hardware/model/workload/TCO/provider values.
     ValueError
-        Out-of-range values (field, value and valid range named; percent hints), or a
-        combination that is not a valid scenario.
+        Out-of-range values (field, value and valid range named; percent hints); an axis the
+        scenario would ignore or reuse wrongly: hardware, model or workload with an explicit
+        throughput or a given curve (one throughput would serve every system), interactivity
+        with an explicit throughput, ``cost_usd_per_gpu_hour`` on a non-explicit TCO basis; an
+        interactivity outside a curve's range.
 
     Examples
     --------
     >>> import tokenomics as tk
     >>> s = tk.Scenario(hardware="gb200", cost_usd_per_gpu_hour=2.0, input_usd_per_mtok=0.5,
-    ...                 output_usd_per_mtok=2.0, input_share_frac=0.5, utilization_frac=0.6,
+    ...                 output_usd_per_mtok=2.0, workload=tk.Workload(name="1:1", isl_tokens=1, osl_tokens=1),
     ...                 throughput_tok_per_s_per_gpu=1000.0)
     >>> df = tk.sweep(s, utilization_frac=[0.3, 0.6, 0.9], license_fee_frac=[0.0, 0.3])
     >>> len(df)
@@ -451,14 +357,26 @@ def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
     >>> df.loc[df["license_fee_frac"] == 0.0, "gross_margin_frac"].round(4).tolist()
     [-0.4815, 0.2593, 0.5062]
     """
-    fields = list(Scenario.model_fields)
+    fields = [*Scenario.model_fields, "cost_usd_per_gpu_hour"]
     for name in axes:
         if name not in fields:
             raise unknown_name_error("Scenario field", name, fields)
+        if name == "throughput_curve":
+            raise ValueError("throughput_curve cannot be swept: sweep hardware or interactivity instead")
+    explicit = scenario.throughput_tok_per_s_per_gpu is not None or "throughput_tok_per_s_per_gpu" in axes
+    for name in ("hardware", "model", "workload"):
+        if name in axes and (explicit or scenario.throughput_curve is not None):
+            what = "an explicit throughput_tok_per_s_per_gpu" if explicit else "a given throughput_curve"
+            raise ValueError(
+                f"sweeping {name} with {what} would reuse one throughput on every {name}; leave the "
+                "throughput out to read each system's curve")
+    if "interactivity_tok_per_s_per_user" in axes and explicit:
+        raise ValueError("interactivity_tok_per_s_per_user is only used to read throughput off a curve; "
+                         "it cannot be swept with an explicit throughput_tok_per_s_per_gpu")
+    if "cost_usd_per_gpu_hour" in axes and scenario.tco.kind != "explicit":
+        raise ValueError(f"sweeping cost_usd_per_gpu_hour replaces the scenario's TCO basis ({scenario.tco.label}); "
+                         "build the scenario with cost_usd_per_gpu_hour= (explicit basis) to sweep it")
     cat_axes = {k: _as_axis(k, v) for k, v in axes.items() if k in _CATEGORICAL}
-    for k, v in cat_axes.items():
-        if len(v) == 0:
-            raise ValueError(f"sweep axis {k} is empty")
     num_axes: dict[str, np.ndarray] = {}
     for k, v in axes.items():
         if k in _CATEGORICAL:
@@ -467,132 +385,31 @@ def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
         assert isinstance(arr, np.ndarray)
         _NUMERIC_CHECKS[k](k, arr)
         num_axes[k] = arr
-
+    if "interactivity_tok_per_s_per_user" in cat_axes:
+        check_positive("interactivity_tok_per_s_per_user",
+                       np.asarray(cat_axes["interactivity_tok_per_s_per_user"], dtype=float))
+    grids = [g.reshape(-1) for g in np.meshgrid(*num_axes.values(), indexing="ij")] if num_axes else []
     base = scenario.model_dump()
-    # a probe scenario per categorical combination validates names and fixed fields; numeric
-    # axes take their first value there and are checked element-wise above.
-    probe_num = {k: float(v[0]) for k, v in num_axes.items()}
-    if "isl_tokens" in num_axes or "osl_tokens" in num_axes:
-        probe_num.setdefault("input_share_frac", None)  # type: ignore[arg-type]
-    tco_cache: dict[tuple[Any, ...], Any] = {}
-    cat_rows: list[dict[str, Any]] = []
-    scenarios: list[Scenario] = []
+    base["tco"] = scenario.tco
+    base["workload"] = scenario.workload
+    first = {k: float(v[0]) for k, v in num_axes.items() if k != "cost_usd_per_gpu_hour"}
+    tco_cache: dict[tuple[str, TcoBasis], TcoResult] = {}
+    frames: list[pd.DataFrame] = []
     for combo in itertools.product(*cat_axes.values()):
         update = dict(zip(cat_axes, combo, strict=True))
-        scn = Scenario.model_validate({**base, **update, **probe_num})
-        scenarios.append(scn)
-        cat_rows.append(_resolve(scn, tco_cache))
-    n_cat = len(cat_rows)
-    shape = (n_cat, *(a.size for a in num_axes.values()))
-    ndim = len(shape)
-
-    def grid(values: np.ndarray, axis: int) -> np.ndarray:
-        dims = [1] * ndim
-        dims[axis] = values.size
-        return values.reshape(dims)
-
-    def param(name: str, per_cat: list[Any]) -> np.ndarray:
-        """Axis values when swept, else the per-category values (shape (K, 1, ..., 1))."""
-        if name in num_axes:
-            return grid(num_axes[name], 1 + list(num_axes).index(name))
-        return grid(np.asarray([math.nan if v is None else v for v in per_cat], dtype=float), 0)
-
-    def from_scn(name: str) -> np.ndarray:
-        return param(name, [getattr(s, name) for s in scenarios])
-
-    def from_row(name: str) -> np.ndarray:
-        return param(name, [r[name] for r in cat_rows])
-
-    cost = from_row("cost_usd_per_gpu_hour")
-    if "cost_usd_per_gpu_hour" in num_axes:
-        for r in cat_rows:
-            r.update(tco_basis="explicit", tco_profile=None, tco_vintage=None, tco_tier=None)
-    fac = from_row("facility_power_kw_per_accelerator")
-    p_in = from_row("input_usd_per_mtok")
-    p_c = from_row("cached_input_usd_per_mtok")
-    p_out = from_row("output_usd_per_mtok")
-    p_c = np.where(np.isnan(p_c), DEFAULT_CACHED_COST_RATIO * p_in, p_c)
-    thr = from_scn("throughput_tok_per_s_per_gpu")
-    util = from_scn("utilization_frac")
-    hit = from_scn("cache_hit_frac")
-    if "isl_tokens" in num_axes or "osl_tokens" in num_axes or scenario.input_share_frac is None:
-        isl, osl = from_scn("isl_tokens"), from_scn("osl_tokens")
-        check_positive("isl_tokens + osl_tokens", isl + osl)
-        s_in = isl / (isl + osl)
-    else:
-        s_in = from_scn("input_share_frac")
-    f = from_scn("license_fee_frac")
-    rho = from_scn("license_usd_per_mtok")
-    fixed = from_scn("license_usd_per_gpu_hour")
-    target = from_scn("target_margin_frac")
-    k_ratio = from_scn("cached_cost_ratio")
-
-    # --- the arithmetic, broadcast over the grid (formulas of tokenomics.economics) ---
-    q = thr * (util * (SECONDS_PER_HOUR / TOKENS_PER_MTOK))
-    blended = s_in * ((1.0 - hit) * p_in + hit * p_c) + (1.0 - s_in) * p_out
-    check_positive("blended_price_usd_per_mtok", blended)
-    revenue = q * blended
-    license_fee = f * revenue + rho * q + fixed
-    profit = revenue - license_fee - cost
-    margin = gross_margin_frac(blended, thr, util, cost, f, rho, fixed)
-    cost_mtok = cost / q
-    rules = [s.cost_split_rule for s in scenarios]
-    if all(r == "price" for r in rules):
-        w_in, w_c, w_out = p_in, p_c, p_out
-    else:
-        pre = from_scn("prefill_throughput_tok_per_s_per_gpu")
-        dec = from_scn("decode_throughput_tok_per_s_per_gpu")
-        use_time = grid(np.asarray([r == "gpu_time" for r in rules]), 0)
-        w_in = np.where(use_time, 1.0 / pre, p_in)
-        w_c = np.where(use_time, k_ratio / pre, p_c)
-        w_out = np.where(use_time, 1.0 / dec, p_out)
-    _, c_in, c_c, c_out = _attribute(cost_mtok, s_in, hit, w_in, w_c, w_out)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_mw = profit * HOURS_PER_YEAR * KW_PER_MW / fac
-    be_util, bad_u = _breakeven_utilization(blended, thr, cost, f, rho, fixed, target)
-    be_util = np.where(bad_u, np.nan, be_util)
-    be_price, bad_p = _breakeven_price(thr, util, cost, f, rho, fixed, target)
-    be_price = np.where(bad_p, np.nan, be_price)
-
-    def col(values: Any) -> np.ndarray:
-        return np.ascontiguousarray(np.broadcast_to(values, shape)).reshape(-1)
-
-    out: dict[str, Any] = {}
-    codes = col(grid(np.arange(n_cat), 0))
-    for name in ("hardware_id", "model_id", "tco_basis", "tco_profile", "tco_vintage", "tco_tier"):
-        labels = [r[name] for r in cat_rows]
-        cats = list(dict.fromkeys(v for v in labels if v is not None))
-        lookup = np.asarray([cats.index(v) if v is not None else -1 for v in labels])
-        out[name] = pd.Categorical.from_codes(lookup[codes], categories=cats)
-    numeric = {
-        "cost_usd_per_gpu_hour": cost,
-        "facility_power_kw_per_accelerator": fac,
-        "throughput_tok_per_s_per_gpu": thr,
-        "utilization_frac": util,
-        "input_share_frac": s_in,
-        "cache_hit_frac": hit,
-        "input_usd_per_mtok": p_in,
-        "cached_input_usd_per_mtok": p_c,
-        "output_usd_per_mtok": p_out,
-        "blended_price_usd_per_mtok": blended,
-        "license_fee_frac": f,
-        "license_usd_per_mtok": rho,
-        "license_usd_per_gpu_hour": fixed,
-        "target_margin_frac": target,
-        "served_mtok_per_gpu_hour": q,
-        "cost_usd_per_mtok": cost_mtok,
-        "input_cost_usd_per_mtok": c_in,
-        "cached_input_cost_usd_per_mtok": c_c,
-        "output_cost_usd_per_mtok": c_out,
-        "revenue_usd_per_gpu_hour": revenue,
-        "license_fee_usd_per_gpu_hour": license_fee,
-        "profit_usd_per_gpu_hour": profit,
-        "gross_margin_frac": margin,
-        "profit_usd_per_gpu_year": profit * HOURS_PER_YEAR,
-        "profit_usd_per_mw_year": per_mw,
-        "breakeven_utilization_frac": be_util,
-        "breakeven_price_usd_per_mtok": be_price,
-    }
-    for name, values in numeric.items():
-        out[name] = col(values)
-    return pd.DataFrame(out, columns=list(SWEEP_COLUMNS))
+        scn = Scenario.model_validate({**base, **update, **first})
+        kwargs = _chain_kwargs(scn)
+        kwargs.update(zip(num_axes, grids, strict=True))
+        if "cost_usd_per_gpu_hour" in num_axes:
+            kwargs["tco"] = None
+        elif scn.tco.kind != "explicit":
+            key = (scn.hardware, scn.tco)
+            if key not in tco_cache:
+                tco_cache[key] = scn.tco.tco(scn.hardware)
+            kwargs["tco_result"] = tco_cache[key]
+        frames.append(evaluate(**kwargs))
+    out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    for name in ("model_id", "hardware_id", "workload", "curve_kind", "tco_basis", "tco_profile", "tco_vintage",
+                 "tco_tier"):
+        out[name] = out[name].astype("category")
+    return out

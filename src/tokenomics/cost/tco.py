@@ -48,8 +48,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tokenomics import catalog
 from tokenomics._numeric import as_arrays
 from tokenomics._validate import (
     check_fraction,
@@ -66,11 +67,14 @@ from tokenomics.economics import usd_per_gpu_year, usd_per_mw_year
 from tokenomics.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 __all__ = [
+    "DEFAULT_TCO_BASIS",
     "TCO_COMPONENTS",
     "TCO_OVERRIDES",
+    "TcoBasis",
     "TcoResult",
     "itemised_tco_usd_per_gpu_hour",
     "tco",
+    "tco_basis",
     "tco_comparison_table",
 ]
 
@@ -218,8 +222,9 @@ class TcoResult(BaseModel):
     ----------
     hardware_id : str
         Catalog hardware id.
-    basis : {"itemised", "published"}
-        Computed from capex and opex inputs, or a published all-in $/GPU-hour figure.
+    basis : {"itemised", "published", "explicit"}
+        Computed from capex and opex inputs, a published all-in $/GPU-hour figure, or a figure
+        the user gave (:meth:`TcoBasis.explicit`).
     profile : str or None
         TCO profile of an itemised result.
     vintage, tier : str or None
@@ -245,7 +250,7 @@ class TcoResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     hardware_id: str
-    basis: Literal["itemised", "published"]
+    basis: Literal["itemised", "published", "explicit"]
     profile: str | None = None
     vintage: str | None = None
     tier: str | None = None
@@ -300,7 +305,8 @@ class TcoResult(BaseModel):
 
     def _repr_html_(self) -> str:
         """Render the breakdown and notes as HTML for Jupyter."""
-        what = f"profile {self.profile}" if self.basis == "itemised" else f"published {self.vintage} {self.tier}"
+        what = {"itemised": f"profile {self.profile}", "published": f"published {self.vintage} {self.tier}",
+                "explicit": "given"}[self.basis]
         head = (
             f"<p><b>TCO {html.escape(self.hardware_id)}</b> ({html.escape(what)}): "
             f"${self.usd_per_gpu_hour:.3f}/GPU-hour, "
@@ -405,8 +411,6 @@ def tco(
     >>> round(sum(r.breakdown_usd_per_gpu_hour.values()), 9) == round(r.usd_per_gpu_hour, 9)
     True
     """
-    from tokenomics import catalog
-
     if isinstance(hardware, str):
         hw = catalog.hardware(hardware)
     elif isinstance(hardware, catalog.Hardware):
@@ -583,8 +587,6 @@ def tco_comparison_table(
     >>> {"itemised_usd_per_gpu_hour", "published_usd_per_gpu_hour", "explanation"} <= set(t.columns)
     True
     """
-    from tokenomics import catalog
-
     pub = catalog.published_tco_table()
     vintages = sorted(set(pub["vintage"].astype(str)))
     if vintage not in vintages:
@@ -646,3 +648,246 @@ def tco_comparison_table(
             }
         )
     return pd.DataFrame(rows)
+
+
+# --- the TCO basis: which figure an evaluation uses ---
+
+DEFAULT_TCO_PROFILE: str = "hyperscaler"
+"""Operator profile of the default (itemised) TCO basis."""
+
+DEFAULT_TCO_VINTAGE: str = "2026-09"
+"""Published set used when a tier is given without a vintage."""
+
+DEFAULT_TCO_TIER: str = "hyperscaler"
+"""Published tier used when a vintage is given without a tier."""
+
+
+class TcoBasis(BaseModel):
+    """Where the TCO per accelerator-hour of an evaluation comes from.
+
+    One of three kinds, each with only its own fields:
+
+    - ``itemised(profile)``: capex, financing, power, colocation and opex from the catalog's
+      inputs and an operator profile (:func:`tco`);
+    - ``published(vintage, tier)``: a published all-in $/GPU-hour figure
+      (:func:`tokenomics.published_tco`);
+    - ``explicit(usd_per_gpu_hour)``: a figure you give, the same on every system.
+
+    Names are checked against the catalog on construction. Build one with the class methods,
+    or from keyword arguments and CLI flags with :func:`tco_basis`.
+
+    Parameters
+    ----------
+    kind : {"itemised", "published", "explicit"}
+        The kind of basis.
+    profile : str, optional
+        Operator profile of an itemised basis (catalog id or alias).
+    vintage, tier : str, optional
+        Published set and tier of a published basis.
+    usd_per_gpu_hour : float, optional
+        TCO of an explicit basis, >= 0 [USD/GPU-hour].
+
+    Raises
+    ------
+    KeyError
+        Unknown profile, vintage or tier, or a vintage/tier pair never published.
+    ValueError
+        A field that does not belong to ``kind``, or a missing one.
+
+    Examples
+    --------
+    >>> TcoBasis.published(tier="rental").label
+    'published 2026-09, rental tier'
+    >>> TcoBasis.explicit(2.5).usd_per_gpu_hour
+    2.5
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["itemised", "published", "explicit"]
+    profile: str | None = None
+    vintage: str | None = None
+    tier: str | None = None
+    usd_per_gpu_hour: float | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> TcoBasis:
+        own = {"itemised": {"profile"}, "published": {"vintage", "tier"}, "explicit": {"usd_per_gpu_hour"}}
+        for name in ("profile", "vintage", "tier", "usd_per_gpu_hour"):
+            given = getattr(self, name) is not None
+            if given and name not in own[self.kind]:
+                raise ValueError(f"TcoBasis kind={self.kind!r} does not use {name}={getattr(self, name)!r}")
+            if not given and name in own[self.kind]:
+                raise ValueError(f"TcoBasis kind={self.kind!r} needs {name}")
+        if self.kind == "explicit":
+            check_nonnegative("usd_per_gpu_hour", self.usd_per_gpu_hour)
+        elif self.kind == "itemised":
+            object.__setattr__(self, "profile", catalog.resolve_profile_id(str(self.profile)))
+        else:
+            _check_published(str(self.vintage), str(self.tier))
+        return self
+
+    @classmethod
+    def itemised(cls, profile: str = DEFAULT_TCO_PROFILE) -> TcoBasis:
+        """Itemised TCO with an operator profile (``"hyperscaler"``, ``"neocloud"``, ``"rental"``)."""
+        return cls(kind="itemised", profile=profile)
+
+    @classmethod
+    def published(cls, vintage: str = DEFAULT_TCO_VINTAGE, tier: str = DEFAULT_TCO_TIER) -> TcoBasis:
+        """Use a published all-in $/GPU-hour of a set (vintage) and tier."""
+        return cls(kind="published", vintage=vintage, tier=tier)
+
+    @classmethod
+    def explicit(cls, usd_per_gpu_hour: float) -> TcoBasis:
+        """Use a TCO you give [USD/GPU-hour], the same on every system."""
+        return cls(kind="explicit", usd_per_gpu_hour=usd_per_gpu_hour)
+
+    @property
+    def label(self) -> str:
+        """The basis in words, e.g. ``"itemised, hyperscaler profile"``."""
+        if self.kind == "itemised":
+            return f"itemised, {self.profile} profile"
+        if self.kind == "published":
+            return f"published {self.vintage}, {self.tier} tier"
+        return f"given, {self.usd_per_gpu_hour:g} USD/GPU-hour"
+
+    def tco(self, hardware: Any) -> TcoResult:
+        """TCO of one system on this basis.
+
+        Parameters
+        ----------
+        hardware : Hardware or str
+            Catalog entry (or its name).
+
+        Returns
+        -------
+        TcoResult
+            For an explicit basis: the given figure as its one component, with the catalog's
+            power figures for per-MW results.
+
+        Raises
+        ------
+        KeyError
+            Unknown hardware, or no published figure for it (itemised: no TCO inputs).
+        """
+        hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+        if self.kind == "itemised":
+            return tco(hw, str(self.profile))
+        if self.kind == "published":
+            return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier))
+        rate = float(self.usd_per_gpu_hour or 0.0)
+        return TcoResult(
+            hardware_id=hw.hardware_id,
+            basis="explicit",
+            usd_per_gpu_hour=rate,
+            breakdown_usd_per_gpu_hour={"given": rate},
+            accelerators_per_system=hw.accelerators_per_system,
+            it_power_kw_per_accelerator=hw.it_power_kw_per_accelerator,
+            facility_power_kw_per_accelerator=hw.facility_power_kw_per_accelerator,
+            notes=[f"TCO given: {rate:g} USD/GPU-hour"],
+        )
+
+
+DEFAULT_TCO_BASIS: TcoBasis = TcoBasis.itemised()
+"""The TCO basis of every entry point when none is given: itemised, hyperscaler profile."""
+
+
+def _check_published(vintage: str, tier: str) -> None:
+    """Raise KeyError for an unknown vintage or tier, or a pair that was never published."""
+    table = catalog.published_tco_table()
+    vintages = sorted(set(table["vintage"].astype(str)))
+    tiers = sorted(set(table["tier"].astype(str)))
+    if vintage not in vintages:
+        raise unknown_name_error("published TCO vintage", vintage, vintages)
+    if tier not in tiers:
+        raise unknown_name_error("published TCO tier", tier, tiers)
+    if not ((table["vintage"] == vintage) & (table["tier"] == tier)).any():
+        have = sorted(set(table.loc[table["vintage"] == vintage, "tier"]))
+        raise KeyError(f"published TCO vintage {vintage!r} has no tier {tier!r}; tiers of {vintage}: {', '.join(have)}")
+
+
+def tco_basis(
+    basis: TcoBasis | str | None = None,
+    *,
+    profile: str | None = None,
+    vintage: str | None = None,
+    tier: str | None = None,
+    usd_per_gpu_hour: float | None = None,
+) -> TcoBasis:
+    """Map keyword arguments (or CLI flags) to a :class:`TcoBasis`: the one rule.
+
+    - a :class:`TcoBasis` is returned as is (no other argument may be given);
+    - ``usd_per_gpu_hour`` (``--cost-per-gpu-hour``) gives an explicit basis;
+    - ``vintage`` or ``tier`` (``--tco-vintage``, ``--tco-tier``) gives a published basis, the
+      other defaulting to :data:`DEFAULT_TCO_VINTAGE` / :data:`DEFAULT_TCO_TIER`;
+    - ``profile`` (``--tco-profile``), or nothing, gives an itemised basis (default profile
+      :data:`DEFAULT_TCO_PROFILE`);
+    - ``basis="itemised" | "published" | "explicit"`` names the kind; it must agree with the
+      other arguments.
+
+    Parameters
+    ----------
+    basis : TcoBasis, {"itemised", "published", "explicit"} or None
+        The basis, its kind, or None to infer the kind from the other arguments.
+    profile : str, optional
+        Operator profile of an itemised basis.
+    vintage, tier : str, optional
+        Published set and tier.
+    usd_per_gpu_hour : float, optional
+        Explicit TCO [USD/GPU-hour].
+
+    Returns
+    -------
+    TcoBasis
+        The basis.
+
+    Raises
+    ------
+    ValueError
+        Contradictory arguments (the message names both), or an unknown kind.
+    KeyError
+        Unknown profile, vintage or tier.
+
+    Examples
+    --------
+    >>> tco_basis(vintage="2026-09").label
+    'published 2026-09, hyperscaler tier'
+    >>> tco_basis(profile="neocloud", tier="rental")
+    Traceback (most recent call last):
+    ...
+    ValueError: tco_profile='neocloud' (itemised TCO) contradicts tco_tier='rental' (published TCO): give one basis
+    """
+    given = {
+        "tco_profile": (profile, "itemised"),
+        "tco_vintage": (vintage, "published"),
+        "tco_tier": (tier, "published"),
+        "cost_usd_per_gpu_hour": (usd_per_gpu_hour, "explicit"),
+    }
+    present = {name: (value, kind) for name, (value, kind) in given.items() if value is not None}
+    if isinstance(basis, TcoBasis):
+        if present:
+            name, (value, _) = next(iter(present.items()))
+            raise ValueError(f"tco_basis={basis.label!r} (a TcoBasis) contradicts {name}={value!r}: give one of them")
+        return basis
+    kinds = {kind for _, kind in present.values()}
+    if len(kinds) > 1:
+        (n1, (v1, k1)), (n2, (v2, k2)) = [
+            next((n, vk) for n, vk in present.items() if vk[1] == kind) for kind in sorted(kinds)
+        ][:2]
+        raise ValueError(f"{n1}={v1!r} ({k1} TCO) contradicts {n2}={v2!r} ({k2} TCO): give one basis")
+    if basis is not None:
+        if basis not in ("itemised", "published", "explicit"):
+            raise ValueError(f"tco_basis={basis!r} is not one of 'itemised', 'published', 'explicit'")
+        if kinds and kinds != {basis}:
+            name, (value, _) = next(iter(present.items()))
+            raise ValueError(f"tco_basis={basis!r} contradicts {name}={value!r}: give one basis")
+        kind = basis
+    else:
+        kind = next(iter(kinds)) if kinds else "itemised"
+    if kind == "explicit":
+        if usd_per_gpu_hour is None:
+            raise ValueError("tco_basis='explicit' needs cost_usd_per_gpu_hour (--cost-per-gpu-hour)")
+        return TcoBasis.explicit(usd_per_gpu_hour)
+    if kind == "published":
+        return TcoBasis.published(vintage or DEFAULT_TCO_VINTAGE, tier or DEFAULT_TCO_TIER)
+    return TcoBasis.itemised(profile or DEFAULT_TCO_PROFILE)

@@ -12,12 +12,19 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pydantic
 
 import tokenomics as tk
+from tokenomics._validate import check_fraction
+from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, evaluate, supply
+from tokenomics.cost.tco import TcoBasis, tco_basis
+from tokenomics.curves.ingest import read_results, read_results_dir
+from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, headline_frame, write_report
+from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload, workload_names
 
 EPILOG = """examples:
   tokenomics hardware                      list every accelerator
@@ -118,50 +125,50 @@ def _cmd_prices(args: argparse.Namespace) -> None:
 
 def _fraction(name: str, value: float | None, *, open_low: bool = False, open_high: bool = False) -> None:
     """Validate a fraction option; a percent (e.g. 60) gets the hint to write 0.60."""
-    from tokenomics._validate import check_fraction
-
     if value is not None:
         check_fraction(name, value, low_inclusive=not open_low, high_inclusive=not open_high)
 
 
 def _add_tco_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("TCO basis (default: itemised, hyperscaler profile)")
-    g.add_argument("--tco-profile", default="hyperscaler",
-                   help="operator profile of an itemised TCO: hyperscaler, neocloud, rental")
-    g.add_argument("--tco-vintage", help="use a published TCO of this set, e.g. 2026-09")
-    g.add_argument("--tco-tier", help="published TCO tier: hyperscaler, neocloud, rental, internal")
+    g = p.add_argument_group("TCO basis (default: itemised, hyperscaler profile; give one basis)")
+    g.add_argument("--tco-profile", help="itemised TCO with this operator profile: hyperscaler, neocloud, rental")
+    g.add_argument("--tco-vintage", help="published TCO of this set, e.g. 2026-09 (implies a published basis)")
+    g.add_argument("--tco-tier", help="published TCO tier: hyperscaler, neocloud, rental, internal "
+                                      "(implies a published basis)")
+    g.add_argument("--cost-per-gpu-hour", type=float, metavar="USD",
+                   help="explicit TCO [USD/GPU-hour] on every system")
 
 
-def _tco_kwargs(args: argparse.Namespace) -> dict[str, str]:
-    if args.tco_vintage or args.tco_tier:
-        return {"tco_basis": "published", "tco_vintage": args.tco_vintage or "2026-09",
-                "tco_tier": args.tco_tier or "hyperscaler", "tco_profile": args.tco_profile}
-    return {"tco_basis": "itemised", "tco_profile": args.tco_profile}
+def _tco_basis(args: argparse.Namespace) -> TcoBasis:
+    """Return the TCO basis of ``--tco-profile``, ``--tco-vintage``, ``--tco-tier``, ``--cost-per-gpu-hour``."""
+    try:
+        return tco_basis(profile=args.tco_profile, vintage=args.tco_vintage, tier=args.tco_tier,
+                         usd_per_gpu_hour=args.cost_per_gpu_hour)
+    except ValueError as err:
+        raise ValueError(_as_flags(str(err))) from None
 
 
-def _tco_result(hardware: str, kw: dict[str, str]) -> object:
-    from tokenomics.cost.tco import tco
+_FLAG_NAMES = {"tco_profile": "--tco-profile", "tco_vintage": "--tco-vintage", "tco_tier": "--tco-tier",
+               "cost_usd_per_gpu_hour": "--cost-per-gpu-hour"}
 
-    if kw["tco_basis"] == "published":
-        return tco(hardware, basis="published", vintage=kw["tco_vintage"], tier=kw["tco_tier"])
-    return tco(hardware, kw["tco_profile"])
+
+def _as_flags(message: str) -> str:
+    """Spell keyword names of a message as the CLI flags that set them."""
+    for name, flag in _FLAG_NAMES.items():
+        message = message.replace(f"{name}=", f"{flag} ")
+    return message
 
 
 def _cmd_tco(args: argparse.Namespace) -> None:
-    from tokenomics.cost.tco import tco
-
-    if args.basis == "published" or args.vintage or args.tier:
-        res = tco(args.system, basis="published", vintage=args.vintage or "2026-09", tier=args.tier or "hyperscaler")
-    else:
-        res = tco(args.system, args.profile)
+    basis = tco_basis(args.basis, profile=args.profile, vintage=args.vintage, tier=args.tier)
+    res = basis.tco(args.system)
     frame = res.to_frame().reset_index()
     if args.format != "table":
         frame.insert(0, "hardware_id", res.hardware_id)
         _emit(frame, args.format, index=False)
         return
-    what = f"{res.profile} profile" if res.basis == "itemised" else f"published {res.vintage} {res.tier}"
     sys.stdout.write(
-        f"TCO of {res.hardware_id} ({what}): {res.usd_per_gpu_hour:.3f} USD/GPU-hour, "
+        f"TCO of {res.hardware_id} ({basis.label}): {res.usd_per_gpu_hour:.3f} USD/GPU-hour, "
         f"{res.usd_per_system_hour:,.2f} USD/system-hour ({res.accelerators_per_system} accelerators)\n\n"
     )
     shown = frame.assign(share_frac=frame["share_frac"] * 100).rename(columns={"share_frac": "share_%"})
@@ -182,11 +189,10 @@ def _check_flag(flag: str, value: float | None, *, low: float, low_inclusive: bo
 
 
 def _check_workload_flags(args: argparse.Namespace) -> None:
-    """Validate the workload flags of ``cost``/``margin`` before any Scenario is built."""
+    """Validate the workload flags of ``cost``/``margin`` before anything is evaluated."""
     _check_flag("--throughput", args.throughput, low=0.0, low_inclusive=False, unit="tok/s/GPU")
     _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
-    _check_flag("--isl", args.isl, low=0.0, low_inclusive=False, unit="tokens")
-    _check_flag("--osl", args.osl, low=0.0, low_inclusive=False, unit="tokens")
+    _check_flag("--cost-per-gpu-hour", args.cost_per_gpu_hour, low=0.0, low_inclusive=True, unit="USD/GPU-hour")
     if args.throughput is not None and args.interactivity is not None:
         raise ValueError(
             "--interactivity is only used to read throughput off a curve; with --throughput given "
@@ -194,23 +200,23 @@ def _check_workload_flags(args: argparse.Namespace) -> None:
         )
 
 
-def _throughput_for(args: argparse.Namespace, model: str, hardware: str) -> tuple[float, float | None, str]:
-    """Throughput [tok/s/GPU], interactivity and where the throughput came from."""
-    from tokenomics.outputs.compare import reference_curve
-
-    if args.throughput is not None:
-        return float(args.throughput), None, "given"
-    x = 50.0 if args.interactivity is None else float(args.interactivity)
-    curve, _ = reference_curve(model, hardware, isl_tokens=args.isl, osl_tokens=args.osl,
-                               interactivity_tok_per_s_per_user=x)
-    t = float(curve.throughput_at(x))
-    if not math.isfinite(t):
-        lo, hi = curve.interactivity_range
-        raise ValueError(
-            f"--interactivity {x:g} tok/s/user is outside the {curve.kind} curve of {model} on {hardware} "
-            f"({lo:.3g}-{hi:.3g} tok/s/user); pick a value inside, or give --throughput"
-        )
-    return t, x, curve.kind
+def _workload(args: argparse.Namespace) -> Workload:
+    """Return the workload of ``--workload`` or ``--isl``/``--osl``, with ``--cache-hit`` where given."""
+    _check_flag("--isl", args.isl, low=0.0, low_inclusive=False, unit="tokens")
+    _check_flag("--osl", args.osl, low=0.0, low_inclusive=False, unit="tokens")
+    custom = args.isl is not None or args.osl is not None
+    if custom and args.workload is not None:
+        raise ValueError("--isl/--osl define a workload of their own: give them or --workload, not both")
+    if custom and (args.isl is None or args.osl is None):
+        raise ValueError("give --isl and --osl together (a fixed-sequence workload), or --workload")
+    wl = (Workload(name=f"{args.isl:g}/{args.osl:g}", isl_tokens=args.isl, osl_tokens=args.osl) if custom
+          else workload(args.workload))
+    hit = getattr(args, "cache_hit", None)
+    if hit is not None:
+        _fraction("--cache-hit", hit)
+        wl = Workload.model_validate({**wl.model_dump(), "cached_prefix_frac": hit,
+                                      "name": f"{wl.name}, {hit:g} cached"})
+    return wl
 
 
 def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> None:
@@ -221,69 +227,53 @@ def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> No
                    help="read throughput off the model's curve here (default 50 tok/s/user)")
     p.add_argument("--throughput", type=float, metavar="TOK_PER_S_PER_GPU",
                    help="give throughput directly (input + output tokens/s per GPU)")
-    p.add_argument("--utilization", type=float, default=0.6, help="busy fraction of paid hours (default 0.6)")
-    p.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
-    p.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
+    p.add_argument("--utilization", type=float, default=DEFAULT_UTILIZATION_FRAC,
+                   help="busy fraction of paid hours (default 0.6)")
+    _add_traffic_options(p)
     _add_tco_options(p)
 
 
-def _cmd_cost(args: argparse.Namespace) -> None:
-    from tokenomics.economics import cost_per_mtok
+def _add_traffic_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workload", metavar="NAME",
+                   help=f"workload preset: {', '.join(workload_names())} (default {DEFAULT_WORKLOAD})")
+    p.add_argument("--isl", type=float, help="input tokens per request of a custom fixed workload (with --osl)")
+    p.add_argument("--osl", type=float, help="output tokens per request of a custom fixed workload (with --isl)")
 
+
+def _cmd_cost(args: argparse.Namespace) -> None:
     _fraction("--utilization", args.utilization, open_low=True)
     _check_workload_flags(args)
     if args.throughput is None and not args.model:
         raise ValueError("give --model (to read throughput off its curve) or --throughput")
-    kw = _tco_kwargs(args)
-    rows = []
-    for hw in args.hardware:
-        res = _tco_result(hw, kw)
-        tput, x, origin = _throughput_for(args, args.model or "", hw)
-        rate = res.usd_per_gpu_hour  # type: ignore[attr-defined]
-        rows.append({
-            "hardware_id": res.hardware_id,  # type: ignore[attr-defined]
-            "model_id": args.model or "",
-            "throughput_from": origin,
-            "interactivity_tok_per_s_per_user": math.nan if x is None else x,
-            "throughput_tok_per_s_per_gpu": tput,
-            "tco_usd_per_gpu_hour": rate,
-            "utilization_frac": args.utilization,
-            "cost_usd_per_mtok": float(cost_per_mtok(rate, tput, args.utilization)),
-        })
-    frame = pd.DataFrame(rows)
+    basis, wl = _tco_basis(args), _workload(args)
+    m = tk.model(args.model) if args.model else None
+    frames = [supply(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
+                     interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization)
+              for hw in args.hardware]
+    frame = pd.concat(frames, ignore_index=True)
     if args.format == "table":
+        shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
         with pd.option_context("display.float_format", _number):
-            _emit(frame, "table", index=False)
+            _emit(shown, "table", index=False)
         return
     _emit(frame, args.format, index=False)
 
 
 def _cmd_margin(args: argparse.Namespace) -> None:
-    from tokenomics.analysis.scenario import Scenario
-    from tokenomics.outputs.report import default_license_fee_frac
-
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
-    _fraction("--cache-hit", args.cache_hit)
     _check_workload_flags(args)
     for flag, price in (("--price-input", args.price_input), ("--price-output", args.price_output),
                         ("--price-cached", args.price_cached)):
         _check_flag(flag, price, low=0.0, low_inclusive=True, unit="USD/Mtok")
-    kw = _tco_kwargs(args)
-    frames = []
-    for hw in args.hardware:
-        tput, x, origin = _throughput_for(args, args.model, hw)
-        fee = args.license_fee if args.license_fee is not None else default_license_fee_frac(args.model)
-        prices = {k: v for k, v in (("input_usd_per_mtok", args.price_input),
-                                    ("output_usd_per_mtok", args.price_output),
-                                    ("cached_input_usd_per_mtok", args.price_cached)) if v is not None}
-        scn = Scenario(hardware=hw, model=args.model, **kw, price_provider=args.provider,
-                       isl_tokens=args.isl, osl_tokens=args.osl, cache_hit_frac=args.cache_hit,
-                       utilization_frac=args.utilization, throughput_tok_per_s_per_gpu=tput,
-                       interactivity_tok_per_s_per_user=x, license_fee_frac=fee, **prices)
-        row = scn.evaluate()
-        row.insert(2, "throughput_from", origin)
-        frames.append(row)
+    basis, wl = _tco_basis(args), _workload(args)
+    m = tk.model(args.model)
+    frames = [evaluate(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
+                       interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
+                       license_fee_frac=args.license_fee, price_provider=args.provider,
+                       input_usd_per_mtok=args.price_input, output_usd_per_mtok=args.price_output,
+                       cached_input_usd_per_mtok=args.price_cached)
+              for hw in args.hardware]
     frame = pd.concat(frames, ignore_index=True)
     if args.format != "table":
         _emit(frame, args.format, index=False)
@@ -316,10 +306,6 @@ def _cell(value: object) -> str:
 
 
 def _cmd_ingest(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
-    from tokenomics.curves.ingest import read_results, read_results_dir
-
     src = Path(args.path)
     if not src.exists():
         raise FileNotFoundError(f"{src} does not exist")
@@ -350,22 +336,18 @@ def _cmd_ingest(args: argparse.Namespace) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, headline_frame, write_report
-
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
     _check_flag("--interactivity", args.interactivity, low=0.0, low_inclusive=False, unit="tok/s/user")
-    kw = _tco_kwargs(args)
     opts = ReportOptions(
         models=tuple(args.model or DEFAULT_MODELS),
         hardware=tuple(args.hardware) if args.hardware else None,
+        workload=_workload(args),
         utilization_frac=args.utilization,
         license_fee_frac=args.license_fee,
         reference_interactivity_tok_per_s_per_user=args.interactivity,
-        isl_tokens=args.isl,
-        osl_tokens=args.osl,
         price_provider=args.provider,
-        **kw,
+        tco=_tco_basis(args),
     )
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
     if not args.quiet:
@@ -393,7 +375,7 @@ def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
     for c in ("margin", "break-even util."):
         out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
     title = (f"at {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user, utilization "
-             f"{opts.utilization_frac:.0%}, ISL/OSL {opts.isl_tokens:g}/{opts.osl_tokens:g}, TCO {opts.tco_label()}")
+             f"{opts.utilization_frac:.0%}, workload {opts.workload.name}, TCO {opts.tco_label()}")
     sys.stdout.write(title + "\n")
     return out
 
@@ -438,11 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
              epilog="examples:\n  tokenomics tco GB200 --profile neocloud\n"
                     "  tokenomics tco mi355x --vintage 2026-09 --tier rental\n")
     tc.add_argument("system", metavar="SYSTEM", help="hardware name or alias")
-    tc.add_argument("--profile", default="hyperscaler", help="operator profile: hyperscaler, neocloud, rental")
-    tc.add_argument("--basis", choices=("itemised", "published"), default="itemised",
+    tc.add_argument("--profile", help="operator profile of an itemised TCO: hyperscaler (default), neocloud, rental")
+    tc.add_argument("--basis", choices=("itemised", "published"),
                     help="itemised from capex and opex (default), or a published all-in figure")
     tc.add_argument("--vintage", help="published TCO set, e.g. 2026-09 (implies --basis published)")
-    tc.add_argument("--tier", help="published tier: hyperscaler, neocloud, rental, internal")
+    tc.add_argument("--tier", help="published tier: hyperscaler, neocloud, rental, internal (implies published)")
     co = add("cost", _cmd_cost, "cost per million tokens on one or more systems",
              epilog="examples:\n  tokenomics cost --hardware gb200 --model deepseek-r1 --interactivity 50\n"
                     "  tokenomics cost --hardware b200 --hardware mi355x --throughput 1000\n")
@@ -458,8 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
     ma.add_argument("--price-output", type=float, metavar="USD_PER_MTOK", help="override the output price")
     ma.add_argument("--price-cached", type=float, metavar="USD_PER_MTOK", help="override the cached-input price")
     ma.add_argument("--provider", help="price provider (default first-party or latest)")
-    ma.add_argument("--cache-hit", type=float, default=0.0, metavar="FRAC",
-                    help="cached share of input tokens (default 0)")
+    ma.add_argument("--cache-hit", type=float, metavar="FRAC",
+                    help="cached share of input tokens (replaces the workload's theoretical share)")
     ig = add("ingest", _cmd_ingest, "read benchmark results (InferenceX, AgentX, MLPerf) into tidy curve points",
              epilog="examples:\n  tokenomics ingest results/ -o points.csv\n"
                     "  tokenomics ingest run.json --hardware mi355x --gpus 8 --format json\n")
@@ -478,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "  tokenomics report --tco-vintage 2026-09 --tco-tier hyperscaler --force\n\n"
                     "defaults: DeepSeek-R1 and gpt-oss-120b; every system with a measured or projected\n"
                     "curve and a TCO; itemised hyperscaler TCO; utilization 0.6; license fee 0.30 for a\n"
-                    "licensed model, 0 for open weights; catalog list prices; ISL/OSL 8192/1024; margin\n"
+                    "licensed model, 0 for open weights; catalog list prices; workload 8k/1k; margin\n"
                     "at 50 tok/s/user.\n")
     rp.add_argument("-o", "--output", default="tokenomics-report", metavar="DIR",
                     help="output directory (default: tokenomics-report)")
@@ -489,8 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="license fee share of revenue for every model (default by license)")
     rp.add_argument("--interactivity", type=float, default=50.0, metavar="TOK_PER_S_PER_USER",
                     help="reference interactivity of the margin table (default 50)")
-    rp.add_argument("--isl", type=float, default=8192.0, help="input sequence length [tokens] (default 8192)")
-    rp.add_argument("--osl", type=float, default=1024.0, help="output sequence length [tokens] (default 1024)")
+    _add_traffic_options(rp)
     rp.add_argument("--provider", help="price provider (default first-party or latest)")
     _add_tco_options(rp)
     rp.add_argument("--force", action="store_true",

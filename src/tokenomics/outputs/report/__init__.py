@@ -20,8 +20,6 @@ from tokenomics.outputs.report.build import (
     Report,
     ReportOptions,
     build_report,
-    default_license_fee_frac,
-    validate_tco_names,
 )
 from tokenomics.outputs.report.html import HEADLINE_COLUMNS, headline_cells
 from tokenomics.outputs.report.page import render_html
@@ -39,11 +37,9 @@ __all__ = [
     "Section",
     "SectionBuilder",
     "build_report",
-    "default_license_fee_frac",
     "headline_cells",
     "headline_frame",
     "read_manifest",
     "render_html",
-    "validate_tco_names",
     "write_report",
 ]

@@ -2,17 +2,16 @@
 
 The chain, per model and hardware:
 
-1. a throughput-vs-interactivity curve at the report's ISL/OSL: the bundled measured points
-   (their Pareto envelope over serving configurations) where at least two exist, else the
-   calibrated roofline projection with its uncertainty band;
-2. TCO per accelerator-hour (:func:`tokenomics.cost.tco.tco`: itemised from the catalog with an
-   operator profile, or a published figure), on the report's basis and on every other basis
-   the catalog holds for the system (the report's TCO selector);
+1. a throughput-vs-interactivity curve at the report's workload
+   (:func:`tokenomics.curves.reference.reference_curve`: a measured serving configuration where
+   bundled, else the calibrated roofline projection with its uncertainty band);
+2. TCO per accelerator-hour on the report's :class:`~tokenomics.cost.tco.TcoBasis` and on every
+   other basis the catalog holds for the system (the report's TCO selector);
 3. cost per million tokens along the curve (:func:`tokenomics.economics.cost_per_mtok`), and
    throughput and cost at the standard interactivity points
    (:data:`STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER`);
-4. at a reference interactivity: revenue at catalog list prices, license fee, gross margin and
-   break-even utilization (:class:`tokenomics.analysis.scenario.Scenario`), margin vs utilization and
+4. at a reference interactivity: the headline rows of :func:`tokenomics.chain.evaluate` (revenue
+   at catalog list prices, license fee, gross margin, break-evens, band), margin vs utilization and
    utilization x license-fee grids (:func:`tokenomics.analysis.scenario.sweep`) and the one-at-a-time
    sensitivity of margin (:func:`tokenomics.analysis.sensitivity.margin_sensitivity`).
 
@@ -22,17 +21,33 @@ Nothing here draws or writes: see :mod:`tokenomics.outputs.report.sections` and
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tokenomics._validate import check_fraction, check_positive, unknown_name_error
-from tokenomics.outputs.compare import _band_ratios, reference_curve
+from tokenomics import catalog
+from tokenomics._validate import check_fraction, check_positive
+from tokenomics.analysis.scenario import Scenario, sweep
+from tokenomics.analysis.sensitivity import margin_sensitivity
+from tokenomics.chain import (
+    DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER,
+    DEFAULT_UTILIZATION_FRAC,
+    band_ratios,
+    evaluate,
+    resolve_tco,
+)
+from tokenomics.cost.tco import DEFAULT_TCO_BASIS, DEFAULT_TCO_VINTAGE, TcoBasis, TcoResult
+from tokenomics.curves.frontier import pareto_frontier
+from tokenomics.curves.reference import reference_curve
+from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
+from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
+from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -40,15 +55,10 @@ __all__ = [
     "Report",
     "ReportOptions",
     "build_report",
-    "default_license_fee_frac",
-    "validate_tco_names",
 ]
 
 DEFAULT_MODELS: tuple[str, ...] = ("deepseek-r1", "gpt-oss-120b")
 """Models of a default report."""
-
-LICENSED_MODEL_FEE_FRAC: float = 0.30
-"""Default license fee (share of revenue) of a model whose weights are not open."""
 
 STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER: tuple[float, ...] = (20.0, 35.0, 50.0, 75.0, 100.0)
 """Interactivity points at which the report tabulates throughput and cost [tok/s/user]."""
@@ -67,22 +77,19 @@ class ReportOptions(BaseModel):
     hardware : tuple of str, optional
         Hardware ids or aliases; default every catalog system that has a measured or projected
         curve and a TCO on the chosen basis.
+    workload : Workload or str, default :data:`tokenomics.workload.DEFAULT_WORKLOAD`
+        The traffic (``"8k/1k"`` is the fixed-sequence workload InferenceX benchmarks today).
     utilization_frac : float, default 0.6
         Busy fraction of paid accelerator-hours, in (0, 1].
     license_fee_frac : float, optional
-        License fee as a share of revenue, in [0, 1); default :func:`default_license_fee_frac`
-        per model (0.30 for a licensed model, 0 for open weights).
-    tco_basis : {"itemised", "published"}, default "itemised"
-        Itemised TCO with ``tco_profile``, or a published figure (``tco_vintage``, ``tco_tier``).
-    tco_profile : str, default "hyperscaler"
-        Operator profile of an itemised TCO.
-    tco_vintage, tco_tier : str
-        Published TCO set and tier (default "2026-09", "hyperscaler").
+        License fee as a share of revenue, in [0, 1); default
+        :func:`tokenomics.economics.policy.default_license_fee_frac` per model (0.30 for a
+        licensed model, 0 for open weights).
+    tco : TcoBasis, default itemised with the hyperscaler profile
+        TCO basis; the keywords ``tco_basis``, ``tco_profile``, ``tco_vintage``, ``tco_tier``
+        and ``cost_usd_per_gpu_hour`` are accepted instead (:func:`tokenomics.cost.tco.tco_basis`).
     reference_interactivity_tok_per_s_per_user : float, default 50
         Interactivity at which throughput, cost and margin are compared [tok/s/user].
-    isl_tokens, osl_tokens : float, default 8192 and 1024
-        Input and output sequence length of the workload [tokens]; 8k/1k is the fixed-sequence
-        workload InferenceX benchmarks today (1k/1k was retired in July 2026).
     price_provider : str, optional
         API price provider (default the catalog's first-party or latest price).
     """
@@ -91,16 +98,29 @@ class ReportOptions(BaseModel):
 
     models: tuple[str, ...] = DEFAULT_MODELS
     hardware: tuple[str, ...] | None = None
-    utilization_frac: float = 0.6
+    workload: Workload = workload(DEFAULT_WORKLOAD)
+    utilization_frac: float = DEFAULT_UTILIZATION_FRAC
     license_fee_frac: float | None = None
-    tco_basis: Literal["itemised", "published"] = "itemised"
-    tco_profile: str = "hyperscaler"
-    tco_vintage: str = "2026-09"
-    tco_tier: str = "hyperscaler"
-    reference_interactivity_tok_per_s_per_user: float = 50.0
-    isl_tokens: float = 8192.0
-    osl_tokens: float = 1024.0
+    tco: TcoBasis = DEFAULT_TCO_BASIS
+    reference_interactivity_tok_per_s_per_user: float = DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER
     price_provider: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "isl_tokens" in data or "osl_tokens" in data:
+            raise ValueError("give workload= (a preset name or tk.Workload(isl_tokens=..., osl_tokens=...)) "
+                             "instead of isl_tokens/osl_tokens")
+        keywords = {k: data.pop(k) for k in ("tco_basis", "tco_profile", "tco_vintage", "tco_tier",
+                                             "cost_usd_per_gpu_hour") if k in data}
+        if keywords or not isinstance(data.get("tco", DEFAULT_TCO_BASIS), TcoBasis):
+            data["tco"] = resolve_tco(data.pop("tco", None), **keywords)
+        if "workload" in data:
+            data["workload"] = workload(data["workload"])
+        return data
 
     @field_validator("utilization_frac")
     @classmethod
@@ -115,7 +135,7 @@ class ReportOptions(BaseModel):
             check_fraction("license_fee_frac", value, high_inclusive=False)
         return value
 
-    @field_validator("reference_interactivity_tok_per_s_per_user", "isl_tokens", "osl_tokens")
+    @field_validator("reference_interactivity_tok_per_s_per_user")
     @classmethod
     def _positive(cls, value: float, info: Any) -> float:
         check_positive(info.field_name, value)
@@ -124,27 +144,28 @@ class ReportOptions(BaseModel):
     @field_validator("models")
     @classmethod
     def _models(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from tokenomics.catalog import resolve_model_id
-
         if not value:
             raise ValueError("models: give at least one model")
-        return tuple(dict.fromkeys(resolve_model_id(m) for m in value))
+        return tuple(dict.fromkeys(catalog.resolve_model_id(m) for m in value))
 
     @field_validator("hardware")
     @classmethod
     def _hardware(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        from tokenomics.catalog import resolve_hardware_id
-
         if value is None:
             return None
         if not value:
             raise ValueError("hardware: give at least one system, or none for all")
-        return tuple(dict.fromkeys(resolve_hardware_id(h) for h in value))
+        return tuple(dict.fromkeys(catalog.resolve_hardware_id(h) for h in value))
 
-    @model_validator(mode="after")
-    def _tco_names(self) -> ReportOptions:
-        validate_tco_names(self.tco_basis, self.tco_profile, self.tco_vintage, self.tco_tier)
-        return self
+    @property
+    def isl_tokens(self) -> float:
+        """Input tokens per request of the workload [tokens]."""
+        return self.workload.isl_tokens
+
+    @property
+    def osl_tokens(self) -> float:
+        """Output tokens per request of the workload [tokens]."""
+        return self.workload.osl_tokens
 
     def tco_label(self) -> str:
         """Describe the TCO basis in words, e.g. ``"itemised, hyperscaler profile"``.
@@ -154,118 +175,34 @@ class ReportOptions(BaseModel):
         str
             The description.
         """
-        if self.tco_basis == "itemised":
-            return f"itemised, {self.tco_profile} profile"
-        return f"published {self.tco_vintage}, {self.tco_tier} tier"
+        return self.tco.label
 
     def workload_label(self) -> str:
-        """Describe the workload in words, e.g. ``"ISL/OSL 8192/1024"``.
+        """Name the workload, e.g. ``"8k/1k"`` (the ``workload`` column of the report's tables).
 
         Returns
         -------
         str
-            The description.
+            The workload's name.
         """
-        return f"ISL/OSL {self.isl_tokens:g}/{self.osl_tokens:g}"
-
-
-def validate_tco_names(basis: str, profile: str, vintage: str, tier: str) -> None:
-    """Check the TCO profile and, for a published basis, the vintage and tier against the catalog.
-
-    Parameters
-    ----------
-    basis : {"itemised", "published"}
-        TCO basis.
-    profile : str
-        Operator profile (checked on either basis: it is a report option either way).
-    vintage, tier : str
-        Published TCO set and tier (checked for ``basis="published"`` only).
-
-    Raises
-    ------
-    KeyError
-        Unknown profile, vintage or tier, or a vintage/tier pair that was never published; the
-        message lists the valid names (closest first).
-
-    Examples
-    --------
-    >>> validate_tco_names("published", "hyperscaler", "2026-09", "rental")
-    """
-    from tokenomics import catalog
-
-    catalog.tco_profile(profile)
-    if basis != "published":
-        return
-    table = catalog.published_tco_table()
-    vintages = sorted(set(table["vintage"]))
-    tiers = sorted(set(table["tier"]))
-    if vintage not in vintages:
-        raise unknown_name_error("published TCO vintage", vintage, vintages)
-    if tier not in tiers:
-        raise unknown_name_error("published TCO tier", tier, tiers)
-    if not ((table["vintage"] == vintage) & (table["tier"] == tier)).any():
-        have = sorted(set(table.loc[table["vintage"] == vintage, "tier"]))
-        raise KeyError(f"published TCO vintage {vintage!r} has no tier {tier!r}; "
-                       f"tiers of {vintage}: {', '.join(have)}")
-
-
-def default_license_fee_frac(model: str) -> float:
-    """Default license fee: 0.30 of revenue for a licensed model, 0 for open weights.
-
-    Parameters
-    ----------
-    model : str
-        Catalog model id or alias.
-
-    Returns
-    -------
-    float
-        License fee as a share of revenue [fraction].
-
-    Raises
-    ------
-    KeyError
-        Unknown model (close matches listed).
-
-    Examples
-    --------
-    >>> default_license_fee_frac("deepseek-r1")  # open weights
-    0.0
-    """
-    from tokenomics import catalog
-
-    return 0.0 if catalog.model(model).open_weights else LICENSED_MODEL_FEE_FRAC
+        return self.workload.name
 
 
 # --- chain pieces --------------------------------------------------------------------------------
 
 
-def _tco(hardware_id: str, opts: ReportOptions) -> Any:
-    from tokenomics.cost.tco import tco
-
-    if opts.tco_basis == "itemised":
-        return tco(hardware_id, opts.tco_profile)
-    return tco(hardware_id, basis="published", vintage=opts.tco_vintage, tier=opts.tco_tier)
-
-
-def _scenario(model_id: str, hardware_id: str, opts: ReportOptions, throughput: float,
-              license_fee: float) -> Any:
-    from tokenomics.analysis.scenario import Scenario
-
+def _scenario(model_id: str, hardware_id: str, opts: ReportOptions, curve: Any, fee: float) -> Scenario:
+    """Build the scenario of one model on one system at the report's assumptions and curve."""
     return Scenario(
         hardware=hardware_id,
         model=model_id,
-        tco_basis=opts.tco_basis,
-        tco_profile=opts.tco_profile,
-        tco_vintage=opts.tco_vintage,
-        tco_tier=opts.tco_tier,
+        workload=opts.workload,
+        tco=opts.tco,
         price_provider=opts.price_provider,
-        isl_tokens=opts.isl_tokens,
-        osl_tokens=opts.osl_tokens,
         utilization_frac=opts.utilization_frac,
-        throughput_tok_per_s_per_gpu=throughput,
+        throughput_curve=curve,
         interactivity_tok_per_s_per_user=opts.reference_interactivity_tok_per_s_per_user,
-        license_fee_frac=license_fee,
+        license_fee_frac=fee,
     )
 
 
@@ -296,8 +233,6 @@ class Report(BaseModel):
 
 
 def _candidate_hardware(opts: ReportOptions) -> list[str]:
-    from tokenomics import catalog
-
     if opts.hardware is not None:
         return list(opts.hardware)
     return [str(h) for h in catalog.hardware_table().index]
@@ -329,12 +264,6 @@ def build_report(
     ValueError
         Invalid options, or no hardware could be evaluated for any model.
     """
-    from tokenomics import catalog
-    from tokenomics.analysis.scenario import sweep
-    from tokenomics.analysis.sensitivity import margin_sensitivity
-    from tokenomics.curves.frontier import pareto_frontier
-    from tokenomics.economics import cost_per_mtok
-
     opts = options or ReportOptions()
     say = step or (lambda _: None)
     u = opts.utilization_frac
@@ -342,10 +271,10 @@ def build_report(
     skipped: list[dict[str, str]] = []
 
     say("TCO per accelerator-hour")
-    tco_results: dict[str, Any] = {}
+    tco_results: dict[str, TcoResult] = {}
     for hid in _candidate_hardware(opts):
         try:
-            tco_results[hid] = _tco(hid, opts)
+            tco_results[hid] = opts.tco.tco(hid)
         except (KeyError, ValueError) as err:
             skipped.append({"model_id": "*", "hardware_id": hid, "stage": "TCO", "reason": _reason("TCO", hid, err)})
     if not tco_results:
@@ -356,15 +285,18 @@ def build_report(
 
     point_frames, cost_frames, headline, util_frames, grid_frames, sens_frames = [], [], [], [], [], []
     focus: dict[str, str] = {}
+    curves_used: dict[tuple[str, str], Any] = {}
     u_grid = np.round(np.linspace(0.05, 1.0, 20), 4)
     for model_id in opts.models:
-        fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model_id)
+        model = catalog.model(model_id)
+        fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model)
         say(f"{model_id}: curves, cost and margin on {len(tco_results)} candidate systems")
         rows_for_model = []
-        for hid in tco_results:
+        for hid, tco_res in tco_results.items():
+            hw = catalog.hardware(hid)
             try:
-                curve, points = reference_curve(model_id, hid, isl_tokens=opts.isl_tokens,
-                                                osl_tokens=opts.osl_tokens, interactivity_tok_per_s_per_user=x_ref)
+                curve, points = reference_curve(model, hw, workload=opts.workload,
+                                                interactivity_tok_per_s_per_user=x_ref)
             except (KeyError, ValueError) as err:
                 skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve",
                                 "reason": _reason("curve", hid, err)})
@@ -372,7 +304,7 @@ def build_report(
             points = points.assign(curve_kind=curve.kind, workload=wl)
             point_frames.append(points)
             front = pareto_frontier(points, by=None)
-            low_ratio, high_ratio = _band_ratios(points) if curve.kind == "projected" else (math.nan, math.nan)
+            low_ratio, high_ratio = band_ratios(curve)
             for label, rate in rates[hid].items():
                 cost = front[["model_id", "hardware_id", "kind", "interactivity_tok_per_s_per_user",
                               "throughput_tok_per_s_per_gpu"]].copy()
@@ -389,33 +321,17 @@ def build_report(
                         rate, front["throughput_low_tok_per_s_per_gpu"].astype(float), u)
                 cost_frames.append(cost)
             std_frames.append(_standard_points(model_id, hid, wl, curve, (low_ratio, high_ratio), rates[hid], u))
-            lo, hi = curve.interactivity_range
-            t_ref = float(curve.throughput_at(x_ref))
-            if not math.isfinite(t_ref):
-                skipped.append({
-                    "model_id": model_id, "hardware_id": hid, "stage": "margin",
-                    "reason": f"{x_ref:g} tok/s/user is outside the {curve.kind} curve's range "
-                              f"{lo:.3g}-{hi:.3g} tok/s/user (never extrapolated)",
-                })
-                continue
-            scn = _scenario(model_id, hid, opts, t_ref, fee)
             try:
-                row = scn.evaluate()
+                row = evaluate(model, hw, workload=opts.workload, tco=opts.tco, tco_result=tco_res,
+                               throughput_curve=curve, interactivity_tok_per_s_per_user=x_ref, utilization_frac=u,
+                               license_fee_frac=fee, price_provider=opts.price_provider)
             except (KeyError, ValueError) as err:
                 skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "margin",
                                 "reason": _reason("margin", hid, err)})
                 continue
-            row.insert(2, "curve_kind", curve.kind)
-            row["interactivity_tok_per_s_per_user"] = x_ref
-            low, high = low_ratio, high_ratio
-            # the band columns of a projection are a constant multiple of the central throughput
-            row["throughput_low_tok_per_s_per_gpu"] = t_ref * low
-            row["throughput_high_tok_per_s_per_gpu"] = t_ref * high
-            row["cost_low_usd_per_mtok"] = row["cost_usd_per_mtok"] / high
-            row["cost_high_usd_per_mtok"] = row["cost_usd_per_mtok"] / low
+            curves_used[(model_id, hid)] = curve
             rows_for_model.append(row)
-            mu = sweep(scn, utilization_frac=u_grid)
-            util_frames.append(mu.assign(model_id=model_id))
+            util_frames.append(sweep(_scenario(model_id, hid, opts, curve, fee), utilization_frac=u_grid))
         say(f"{model_id}: evaluated on {len(rows_for_model)} of {len(tco_results)} candidate systems"
             + ("; the rest under 'Not evaluated'" if len(rows_for_model) < len(tco_results) else ""))
         if not rows_for_model:
@@ -428,9 +344,9 @@ def build_report(
         best = pick.loc[pick["cost_usd_per_mtok"].idxmin()]
         focus[model_id] = str(best["hardware_id"])
         say(f"{model_id}: margin grid and sensitivity on {focus[model_id]}")
-        scn = _scenario(model_id, focus[model_id], opts, float(best["throughput_tok_per_s_per_gpu"]), fee)
+        scn = _scenario(model_id, focus[model_id], opts, curves_used[(model_id, focus[model_id])], fee)
         grid = sweep(scn, utilization_frac=u_grid, license_fee_frac=np.round(np.linspace(0.0, 0.6, 13), 4))
-        grid_frames.append(grid.assign(model_id=model_id))
+        grid_frames.append(grid)
         base = {
             "input_usd_per_mtok": float(best["input_usd_per_mtok"]),
             "output_usd_per_mtok": float(best["output_usd_per_mtok"]),
@@ -480,35 +396,23 @@ def build_report(
         "skipped": pd.DataFrame(skipped, columns=["model_id", "hardware_id", "stage", "reason"]),
     }
     tables["assumptions"] = _assumptions(opts, head)
-    tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results, catalog)
+    tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results)
     return Report(options=opts, tables=tables, focus=focus)
 
 
-def _tco_rates(hardware_id: str, opts: ReportOptions, chosen: Any) -> dict[str, float]:
+def _tco_rates(hardware_id: str, opts: ReportOptions, chosen: TcoResult) -> dict[str, float]:
     """TCO [USD/GPU-hour] of one system on the report's basis (first) and every other catalog basis."""
-    from tokenomics import catalog
-    from tokenomics.cost.tco import tco
-
     out = {opts.tco_label(): float(chosen.usd_per_gpu_hour)}
-    for profile in catalog.tco_profile_table().index:
-        label = f"itemised, {profile} profile"
-        if label not in out:
-            with _suppress():
-                out[label] = float(tco(hardware_id, str(profile)).usd_per_gpu_hour)
+    vintage = opts.tco.vintage or DEFAULT_TCO_VINTAGE
     table = catalog.published_tco_table()
-    for tier in table.loc[table["vintage"] == opts.tco_vintage, "tier"].drop_duplicates():
-        label = f"published {opts.tco_vintage}, {tier} tier"
-        if label not in out:
-            with _suppress():
-                out[label] = float(tco(hardware_id, basis="published", vintage=opts.tco_vintage,
-                                       tier=str(tier)).usd_per_gpu_hour)
+    tiers = table.loc[table["vintage"] == vintage, "tier"].drop_duplicates()
+    others = [TcoBasis.itemised(str(p)) for p in catalog.tco_profile_table().index]
+    others += [TcoBasis.published(vintage, str(t)) for t in tiers]
+    for basis in others:
+        if basis.label not in out:
+            with contextlib.suppress(KeyError, ValueError):
+                out[basis.label] = float(basis.tco(hardware_id).usd_per_gpu_hour)
     return out
-
-
-def _suppress() -> Any:
-    import contextlib
-
-    return contextlib.suppress(KeyError, ValueError)
 
 
 def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any, band: tuple[float, float],
@@ -517,8 +421,6 @@ def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any,
 
     Outside the curve's interactivity range the throughput is NaN (never extrapolated).
     """
-    from tokenomics.economics import cost_per_mtok
-
     x = np.asarray(STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER, dtype=float)
     lo, hi = curve.interactivity_range
     inside = (x >= lo) & (x <= hi)
@@ -571,8 +473,6 @@ def _reason(stage: str, hardware_id: str, err: BaseException) -> str:
 
 
 def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
-    from tokenomics.economics import DEFAULT_CACHED_COST_RATIO
-
     fee_rule = (
         f"{opts.license_fee_frac:g} of revenue for every model (given)"
         if opts.license_fee_frac is not None
@@ -584,8 +484,10 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("hardware", ", ".join(sorted(set(head["hardware_id"]))), "",
          "every selected system with a curve and a TCO" if opts.hardware else
          "every catalog system with a measured or projected curve and a TCO on the basis"),
+        ("workload", opts.workload.name, "", opts.workload.source or "given"),
         ("workload ISL/OSL", f"{opts.isl_tokens:g}/{opts.osl_tokens:g}", "tokens",
-         "input and output sequence length; input share = ISL / (ISL + OSL), no prefix-cache hits"),
+         "input and output tokens per request; input share = ISL / (ISL + OSL); cached share of input "
+         f"{opts.workload.cached_prefix_frac:g}"),
         ("curves", "measured where >= 2 bundled points exist at this ISL/OSL, else roofline projection",
          "", "measured: Pareto envelope over serving configurations; projected: calibrated roofline, "
          "Pareto envelope over TP/EP (up to the scale-up domain, 64) at best-practice precisions, "
@@ -609,21 +511,20 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
 
 def _fee_applied(model_id: str, opts: ReportOptions) -> tuple[str, str, str, str]:
     """Assumption row: the license fee actually applied to one model, and why."""
-    from tokenomics import catalog
-
     rule = (f"rule: {LICENSED_MODEL_FEE_FRAC:.2f} for licensed models, 0 for open weights; "
             "override with --license-fee")
     if opts.license_fee_frac is not None:
         value, why = f"{opts.license_fee_frac:g}", "given with --license-fee (license_fee_frac)"
     else:
-        open_weights = catalog.model(model_id).open_weights
-        value = f"{default_license_fee_frac(model_id):g}"
+        model = catalog.model(model_id)
+        open_weights = model.open_weights
+        value = f"{default_license_fee_frac(model):g}"
         why = f"{'open weights' if open_weights else 'licensed weights'}; {rule}"
     return (f"license fee applied to {model_id}", value, "fraction of revenue", why)
 
 
-def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame, tco_results: dict[str, Any],
-             catalog: Any) -> pd.DataFrame:
+def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame,
+             tco_results: dict[str, TcoResult]) -> pd.DataFrame:
     rows: list[dict[str, str]] = []
 
     def add_prov(category: str, item: str, prov: dict[str, Any]) -> None:
@@ -639,11 +540,12 @@ def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame, tco_
         res = tco_results[hid]
         if res.basis == "itemised":
             add_prov("TCO inputs", hid, catalog.tco_inputs(hid).provenance)
-        else:
-            add_prov("published TCO", hid, catalog.published_tco(hid, vintage=opts.tco_vintage,
-                                                                 tier=opts.tco_tier).provenance)
-    if opts.tco_basis == "itemised":
-        add_prov("TCO profile", opts.tco_profile, catalog.tco_profile(opts.tco_profile).provenance)
+        elif res.basis == "published":
+            add_prov("published TCO", hid, catalog.published_tco(hid, vintage=str(opts.tco.vintage),
+                                                                 tier=str(opts.tco.tier)).provenance)
+    if opts.tco.kind == "itemised":
+        profile = str(opts.tco.profile)
+        add_prov("TCO profile", profile, catalog.tco_profile(profile).provenance)
     for mid in opts.models:
         add_prov("model architecture", mid, catalog.model(mid).provenance)
         try:

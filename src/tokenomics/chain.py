@@ -1,0 +1,578 @@
+"""The one evaluation path: curve -> throughput -> TCO -> cost -> revenue -> license -> margin.
+
+:func:`evaluate` runs the chain for one model on one system and returns tidy rows (columns
+:data:`CHAIN_COLUMNS`):
+
+1. the throughput-vs-interactivity curve (:func:`tokenomics.curves.reference.reference_curve`:
+   measured where bundled for the workload, else the calibrated roofline projection), or a
+   curve you give, or a throughput you give;
+2. the throughput at the target interactivity (interpolated, never extrapolated);
+3. the TCO per accelerator-hour on a :class:`~tokenomics.cost.tco.TcoBasis`;
+4. cost per Mtok, split by token class (:mod:`tokenomics.economics` kernels);
+5. revenue at list prices and the workload's token mix, license fee, profit, gross margin;
+6. break-even utilization and price;
+7. the projection's uncertainty band (projected curves only).
+
+:func:`tokenomics.compare`, :class:`tokenomics.Scenario` / :func:`tokenomics.sweep`, the report
+and every CLI command call :func:`evaluate`; none of them re-derives a formula.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from tokenomics import catalog
+from tokenomics._validate import check_nonnegative, check_positive, unknown_name_error
+from tokenomics.catalog import Hardware, Model
+from tokenomics.cost.tco import TcoBasis, TcoResult
+from tokenomics.cost.tco import tco_basis as make_tco_basis
+from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.curves.reference import reference_curve
+from tokenomics.economics import (
+    DEFAULT_CACHED_COST_RATIO,
+    blended_price_usd_per_mtok,
+    breakeven_price_usd_per_mtok,
+    breakeven_utilization_frac,
+    cost_per_mtok,
+    cost_split_per_mtok,
+    gross_margin_frac,
+    license_fee_usd_per_gpu_hour,
+    profit_usd_per_gpu_hour,
+    profit_usd_per_mw_year,
+    revenue_usd_per_gpu_hour,
+    served_mtok_per_gpu_hour,
+    usd_per_gpu_year,
+)
+from tokenomics.economics.policy import default_license_fee_frac
+from tokenomics.perf.project import BAND_COLUMNS
+from tokenomics.workload import Workload, workload
+
+__all__ = [
+    "CHAIN_COLUMNS",
+    "DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER",
+    "DEFAULT_UTILIZATION_FRAC",
+    "PRICE_FIELDS",
+    "SUPPLY_COLUMNS",
+    "band_ratios",
+    "evaluate",
+    "known_price_field",
+    "resolve_tco",
+    "supply",
+    "throughput_at",
+    "workload_of",
+]
+
+DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER: float = 50.0
+"""Interactivity a curve is read at when none is given [tok/s/user]."""
+
+DEFAULT_UTILIZATION_FRAC: float = 0.6
+"""Busy fraction of paid hours when none is given."""
+
+PRICE_FIELDS: tuple[str, ...] = ("input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok")
+"""Names of the explicit list prices [USD/Mtok] that replace the catalog's."""
+
+CHAIN_COLUMNS: dict[str, str] = {
+    "model_id": "catalog model id (None when prices and throughput are given)",
+    "hardware_id": "catalog hardware id",
+    "workload": "workload name",
+    "curve_kind": "'measured', 'projected' (reference curve), the kind of a given curve, or 'given'",
+    "interactivity_tok_per_s_per_user": "interactivity the throughput is read at (NaN when given)",
+    "throughput_tok_per_s_per_gpu": "input + output tokens/s per accelerator while busy",
+    "throughput_low_tok_per_s_per_gpu": "low end of a projection's band (NaN otherwise)",
+    "throughput_high_tok_per_s_per_gpu": "high end of a projection's band (NaN otherwise)",
+    "tco_basis": "'itemised' (profile), 'published' (vintage + tier) or 'explicit'",
+    "tco_profile": "TCO profile of an itemised basis",
+    "tco_vintage": "published set of a published basis",
+    "tco_tier": "published tier of a published basis",
+    "cost_usd_per_gpu_hour": "TCO per allocated accelerator-hour [USD/GPU-hour]",
+    "facility_power_kw_per_accelerator": "facility power per accelerator, IT x PUE [kW]",
+    "utilization_frac": "busy fraction of paid hours",
+    "input_share_frac": "input (cached included) share of all tokens, from the workload",
+    "cache_hit_frac": "cached share of input tokens, from the workload",
+    "input_usd_per_mtok": "uncached input price [USD/Mtok]",
+    "cached_input_usd_per_mtok": "cached input price used (default 0.1 x input) [USD/Mtok]",
+    "output_usd_per_mtok": "output price [USD/Mtok]",
+    "blended_price_usd_per_mtok": "revenue per Mtok of all tokens [USD/Mtok]",
+    "license_fee_frac": "revenue share paid as license fee",
+    "license_usd_per_mtok": "license royalty per Mtok of all tokens [USD/Mtok]",
+    "license_usd_per_gpu_hour": "fixed license fee [USD/GPU-hour]",
+    "target_margin_frac": "target gross margin of the break-even columns",
+    "served_mtok_per_gpu_hour": "Mtok served per allocated GPU-hour",
+    "cost_usd_per_mtok": "cost per Mtok of all tokens [USD/Mtok]",
+    "cost_low_usd_per_mtok": "cost at the high end of a projection's throughput band (NaN otherwise)",
+    "cost_high_usd_per_mtok": "cost at the low end of a projection's throughput band (NaN otherwise)",
+    "input_cost_usd_per_mtok": "cost attributed to an uncached input Mtok [USD/Mtok]",
+    "cached_input_cost_usd_per_mtok": "cost attributed to a cached input Mtok [USD/Mtok]",
+    "output_cost_usd_per_mtok": "cost attributed to an output Mtok [USD/Mtok]",
+    "revenue_usd_per_gpu_hour": "revenue per allocated GPU-hour [USD/GPU-hour]",
+    "license_fee_usd_per_gpu_hour": "all license fees per GPU-hour [USD/GPU-hour]",
+    "profit_usd_per_gpu_hour": "revenue - license - TCO [USD/GPU-hour]",
+    "gross_margin_frac": "profit / revenue",
+    "profit_usd_per_gpu_year": "profit per accelerator-year [USD/GPU-year]",
+    "profit_usd_per_mw_year": "profit per MW of facility power per year [USD/MW-year] (NaN: no power figure)",
+    "breakeven_utilization_frac": "utilization giving the target margin (NaN: none in (0, 1])",
+    "breakeven_price_usd_per_mtok": "blended price giving the target margin (NaN: none)",
+}
+"""Columns of :func:`evaluate` (and so of compare, sweep, the report's headline, ``cost``)."""
+
+SUPPLY_COLUMNS: tuple[str, ...] = (
+    "model_id", "hardware_id", "workload", "curve_kind", "interactivity_tok_per_s_per_user",
+    "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
+    "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
+    "facility_power_kw_per_accelerator", "utilization_frac", "served_mtok_per_gpu_hour", "cost_usd_per_mtok",
+    "cost_low_usd_per_mtok", "cost_high_usd_per_mtok",
+)
+"""Columns of :func:`supply` (a subset of :data:`CHAIN_COLUMNS`, same meaning)."""
+
+
+def throughput_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> float:
+    """Total throughput read off a curve at an interactivity, never extrapolated.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        Curve of total (input + output) throughput.
+    interactivity_tok_per_s_per_user : float
+        Where to read it [tok/s/user], > 0.
+
+    Returns
+    -------
+    float
+        Throughput [tok/s/GPU].
+
+    Raises
+    ------
+    ValueError
+        The curve gives another throughput column, or the interactivity is outside its range.
+    """
+    check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
+    if curve.throughput_column != "throughput_tok_per_s_per_gpu":
+        raise ValueError(
+            f"the curve gives {curve.throughput_column!r}; the chain needs total (input + output) "
+            "throughput_tok_per_s_per_gpu"
+        )
+    x = float(interactivity_tok_per_s_per_user)
+    value = float(curve.throughput_at(x))
+    if not math.isfinite(value):
+        lo, hi = curve.interactivity_range
+        raise ValueError(
+            f"{x:g} tok/s/user is outside the {curve.kind} curve's range {lo:.3g}-{hi:.3g} tok/s/user "
+            "(never extrapolated)"
+        )
+    return value
+
+
+def band_ratios(curve: ThroughputCurve) -> tuple[float, float]:
+    """Return the (low, high) throughput multipliers of a projection's band.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        A curve; its frontier points carry the band columns when projected.
+
+    Returns
+    -------
+    (float, float)
+        Median of ``throughput_low / throughput`` and ``throughput_high / throughput`` over the
+        frontier; NaN for measured or given curves (no band).
+    """
+    points = curve.points
+    if curve.kind != "projected" or not set(BAND_COLUMNS) <= set(points.columns):
+        return math.nan, math.nan
+    mid = points["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)
+    low, high = (float(np.nanmedian(points[c].to_numpy(dtype=float) / mid)) for c in BAND_COLUMNS)
+    return low, high
+
+
+def _price_inputs(model: Model | None, provider: str | None, given: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(input, cached input, output) prices: the given ones, else the catalog's list price."""
+    p_in, p_c, p_out = (given.get(k) for k in PRICE_FIELDS)
+    if p_in is None or p_out is None:
+        if model is None:
+            raise ValueError("prices missing: give model= (catalog price) or input_usd_per_mtok and "
+                             "output_usd_per_mtok")
+        listed = catalog.price(model.model_id, provider)
+        if p_in is None:
+            p_in = listed.input_usd_per_mtok
+            if p_c is None:
+                p_c = listed.cached_input_usd_per_mtok
+        if p_out is None:
+            p_out = listed.output_usd_per_mtok
+    elif provider is not None:
+        raise ValueError(f"price_provider={provider!r} is not used: input and output prices are given")
+    if p_c is None:
+        p_c = DEFAULT_CACHED_COST_RATIO * np.asarray(p_in, dtype=float)
+    return p_in, p_c, p_out
+
+
+def evaluate(
+    model: Model | str | None,
+    hardware: Hardware | str,
+    *,
+    workload: Workload | str | None = None,
+    tco: TcoBasis | str | None = None,
+    cost_usd_per_gpu_hour: Any = None,
+    interactivity_tok_per_s_per_user: float | None = None,
+    throughput_tok_per_s_per_gpu: Any = None,
+    throughput_curve: ThroughputCurve | None = None,
+    utilization_frac: Any = DEFAULT_UTILIZATION_FRAC,
+    license_fee_frac: Any = None,
+    license_usd_per_mtok: Any = 0.0,
+    license_usd_per_gpu_hour: Any = 0.0,
+    price_provider: str | None = None,
+    input_usd_per_mtok: Any = None,
+    cached_input_usd_per_mtok: Any = None,
+    output_usd_per_mtok: Any = None,
+    facility_power_kw_per_accelerator: Any = None,
+    cost_split_rule: Literal["price", "gpu_time"] = "price",
+    prefill_throughput_tok_per_s_per_gpu: Any = None,
+    decode_throughput_tok_per_s_per_gpu: Any = None,
+    cached_cost_ratio: Any = DEFAULT_CACHED_COST_RATIO,
+    target_margin_frac: Any = 0.0,
+    tco_result: TcoResult | None = None,
+) -> pd.DataFrame:
+    """Run the chain for one model on one system; tidy rows, one per element of the inputs.
+
+    ``throughput = curve.throughput_at(interactivity)``;
+    ``cost_per_mtok = tco / (throughput x 3600 x utilization) x 1e6``;
+    ``revenue = served_mtok x blended_price``; ``profit = revenue - license - tco``;
+    ``gross_margin = profit / revenue`` (:mod:`tokenomics.economics`). Numeric inputs may be
+    arrays of one length (or scalars): they are broadcast, one row per element.
+
+    Parameters
+    ----------
+    model : Model, str or None
+        Catalog model (or name). None only with explicit prices and an explicit throughput or
+        curve.
+    hardware : Hardware or str
+        Catalog system (or name).
+    workload : Workload or str, optional
+        The traffic; it fixes the token mix and the measured curve (default
+        :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
+    tco : TcoBasis or {"itemised", "published", "explicit"}, optional
+        TCO basis (default :data:`tokenomics.cost.tco.DEFAULT_TCO_BASIS`).
+    cost_usd_per_gpu_hour : float or array_like, optional
+        Explicit TCO [USD/GPU-hour]; the same as ``tco=TcoBasis.explicit(...)``, array-able.
+    interactivity_tok_per_s_per_user : float, optional
+        Where the curve is read [tok/s/user] (default
+        :data:`DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER`). Not with an explicit throughput.
+    throughput_tok_per_s_per_gpu : float or array_like, optional
+        Explicit total throughput [tok/s/GPU]; skips the curve.
+    throughput_curve : ThroughputCurve, optional
+        A curve of your own replacing the reference curve.
+    utilization_frac : float or array_like
+        Busy fraction of paid hours, in (0, 1].
+    license_fee_frac : float or array_like, optional
+        Revenue share, in [0, 1); default
+        :func:`tokenomics.economics.policy.default_license_fee_frac` of the model (0 without one).
+    license_usd_per_mtok, license_usd_per_gpu_hour : float or array_like
+        Royalty per Mtok [USD/Mtok] and fixed fee [USD/GPU-hour].
+    price_provider : str, optional
+        Catalog provider of the list price (first-party or latest by default).
+    input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float or array_like, optional
+        Explicit prices replacing the catalog's [USD/Mtok]; cached defaults to 0.1 x input.
+    facility_power_kw_per_accelerator : float or array_like, optional
+        Facility power for per-MW figures [kW]; default from the TCO.
+    cost_split_rule : {"price", "gpu_time"}
+        Attribution of cost to token classes (:func:`tokenomics.economics.cost_split_per_mtok`).
+    prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : optional
+        Phase throughputs of the ``gpu_time`` rule [tok/s/GPU].
+    cached_cost_ratio : float or array_like
+        Cost weight of a cached input token relative to an uncached one (``gpu_time`` rule).
+    target_margin_frac : float or array_like
+        Target gross margin of the break-even columns, < 1.
+    tco_result : TcoResult, optional
+        A TCO already computed on the basis for this hardware (saves recomputing it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`CHAIN_COLUMNS`, one row per broadcast element.
+
+    Raises
+    ------
+    KeyError
+        Unknown model, hardware, workload, TCO name or price provider.
+    ValueError
+        Out-of-range inputs; an input the path would ignore (an interactivity with an explicit
+        throughput, a throughput with a curve, a price provider with explicit prices, phase
+        throughputs with the price rule, contradictory TCO arguments); an interactivity outside
+        the curve (never extrapolated).
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> row = evaluate(None, "gb200", workload=tk.Workload(name="1:1", isl_tokens=1, osl_tokens=1),
+    ...                cost_usd_per_gpu_hour=2.0, throughput_tok_per_s_per_gpu=1000.0,
+    ...                input_usd_per_mtok=0.5, output_usd_per_mtok=2.0, license_fee_frac=0.3)
+    >>> round(float(row["gross_margin_frac"].iloc[0]), 4)
+    -0.0407
+    """
+    m = catalog.model(model) if isinstance(model, str) else model
+    hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+    wl = workload_of(workload)
+    if cost_split_rule not in ("price", "gpu_time"):
+        raise ValueError(f"cost_split_rule={cost_split_rule!r} is not one of 'price', 'gpu_time'")
+    phases = (prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu)
+    if cost_split_rule == "price" and any(p is not None for p in phases):
+        raise ValueError("prefill/decode throughputs are only used by cost_split_rule='gpu_time'")
+    if cost_split_rule == "gpu_time" and any(p is None for p in phases):
+        raise ValueError("cost_split_rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
+                         "decode_throughput_tok_per_s_per_gpu")
+    # prices first: a missing price is the caller's error, found before any curve is read
+    p_in, p_c, p_out = _price_inputs(m, price_provider, {
+        "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
+        "output_usd_per_mtok": output_usd_per_mtok})
+    rows = supply(m, hw, workload=wl, tco=tco, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
+                  interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
+                  throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu, throughput_curve=throughput_curve,
+                  utilization_frac=utilization_frac,
+                  facility_power_kw_per_accelerator=facility_power_kw_per_accelerator, tco_result=tco_result)
+    n = len(rows)
+    mix = wl.token_mix()
+    fee = (default_license_fee_frac(m) if m is not None else 0.0) if license_fee_frac is None else license_fee_frac
+
+    def column(value: Any) -> np.ndarray:
+        arr = np.asarray(value, dtype=float)
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.size not in (1, n)):
+            raise ValueError(f"numeric inputs must be scalars or 1-d arrays of one length ({n}), got shape {arr.shape}")
+        return np.broadcast_to(arr.reshape(-1) if arr.ndim else arr, (n,))
+
+    t = rows["throughput_tok_per_s_per_gpu"].to_numpy()
+    k = rows["cost_usd_per_gpu_hour"].to_numpy()
+    u = rows["utilization_frac"].to_numpy()
+    fac_a = rows["facility_power_kw_per_accelerator"].to_numpy()
+    p_in, p_c, p_out = column(p_in), column(p_c), column(p_out)
+    f, rho, fixed = column(fee), column(license_usd_per_mtok), column(license_usd_per_gpu_hour)
+    target, k_ratio = column(target_margin_frac), column(cached_cost_ratio)
+    s_in, hit = mix.input_share_frac, mix.cache_hit_frac
+
+    # 5-6. prices, revenue, license, margin and break-evens (kernels)
+    blended = blended_price_usd_per_mtok(p_in, p_out, s_in, hit, p_c)
+    check_positive("blended_price_usd_per_mtok", blended)
+    if cost_split_rule == "price":
+        split = cost_split_per_mtok(k, t, u, s_in, hit, rule="price", input_usd_per_mtok=p_in,
+                                    cached_input_usd_per_mtok=p_c, output_usd_per_mtok=p_out)
+    else:
+        split = cost_split_per_mtok(k, t, u, s_in, hit, rule="gpu_time",
+                                    prefill_throughput_tok_per_s_per_gpu=column(phases[0]),
+                                    decode_throughput_tok_per_s_per_gpu=column(phases[1]), cached_cost_ratio=k_ratio)
+    revenue = revenue_usd_per_gpu_hour(t, u, blended)
+    license_fee = license_fee_usd_per_gpu_hour(revenue, t, u, f, rho, fixed)
+    profit = profit_usd_per_gpu_hour(blended, t, u, k, f, rho, fixed)
+    margin = gross_margin_frac(blended, t, u, k, f, rho, fixed)
+    known = np.isfinite(fac_a)
+    per_mw = np.full(n, math.nan)
+    if known.any():
+        per_mw[known] = profit_usd_per_mw_year(blended[known], t[known], u[known], k[known], fac_a[known],
+                                               f[known], rho[known], fixed[known])
+    be_util = breakeven_utilization_frac(blended, t, k, f, rho, fixed, target, on_infeasible="nan")
+    be_price = breakeven_price_usd_per_mtok(t, u, k, f, rho, fixed, target, on_infeasible="nan")
+
+    demand: dict[str, Any] = {
+        "input_share_frac": s_in,
+        "cache_hit_frac": hit,
+        "input_usd_per_mtok": p_in,
+        "cached_input_usd_per_mtok": p_c,
+        "output_usd_per_mtok": p_out,
+        "blended_price_usd_per_mtok": blended,
+        "license_fee_frac": f,
+        "license_usd_per_mtok": rho,
+        "license_usd_per_gpu_hour": fixed,
+        "target_margin_frac": target,
+        "input_cost_usd_per_mtok": split.input_usd_per_mtok,
+        "cached_input_cost_usd_per_mtok": split.cached_input_usd_per_mtok,
+        "output_cost_usd_per_mtok": split.output_usd_per_mtok,
+        "revenue_usd_per_gpu_hour": revenue,
+        "license_fee_usd_per_gpu_hour": license_fee,
+        "profit_usd_per_gpu_hour": profit,
+        "gross_margin_frac": margin,
+        "profit_usd_per_gpu_year": usd_per_gpu_year(profit),
+        "profit_usd_per_mw_year": per_mw,
+        "breakeven_utilization_frac": be_util,
+        "breakeven_price_usd_per_mtok": be_price,
+    }
+    for name, values in demand.items():
+        rows[name] = np.broadcast_to(np.asarray(values, dtype=float), (n,))
+    return rows[list(CHAIN_COLUMNS)]
+
+
+def supply(
+    model: Model | None,
+    hardware: Hardware,
+    *,
+    workload: Workload,
+    tco: TcoBasis | str | None = None,
+    cost_usd_per_gpu_hour: Any = None,
+    interactivity_tok_per_s_per_user: float | None = None,
+    throughput_tok_per_s_per_gpu: Any = None,
+    throughput_curve: ThroughputCurve | None = None,
+    utilization_frac: Any = DEFAULT_UTILIZATION_FRAC,
+    facility_power_kw_per_accelerator: Any = None,
+    tco_result: TcoResult | None = None,
+) -> pd.DataFrame:
+    """Run the supply side of the chain: curve, throughput, TCO and cost per Mtok.
+
+    ``cost_per_mtok = tco / (throughput x 3600 x utilization) x 1e6``
+    (:func:`tokenomics.economics.cost_per_mtok`), with the projection's band. Called by
+    :func:`evaluate`, and alone where no prices are involved (``tokenomics cost``).
+
+    Parameters
+    ----------
+    model : Model or None
+        Catalog model (None only with an explicit throughput or curve).
+    hardware : Hardware
+        Catalog system.
+    workload : Workload
+        The traffic.
+    tco, cost_usd_per_gpu_hour, interactivity_tok_per_s_per_user, throughput_tok_per_s_per_gpu,
+    throughput_curve, utilization_frac, facility_power_kw_per_accelerator, tco_result
+        As :func:`evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUPPLY_COLUMNS`, one row per broadcast element.
+
+    Raises
+    ------
+    KeyError, ValueError
+        As :func:`evaluate`.
+    """
+    basis = _basis(tco, cost_usd_per_gpu_hour)
+    # 1-2. curve and throughput at the target interactivity
+    low = high = math.nan
+    x: float = math.nan
+    if throughput_tok_per_s_per_gpu is not None:
+        if interactivity_tok_per_s_per_user is not None:
+            raise ValueError("interactivity_tok_per_s_per_user is only used to read throughput off a curve; "
+                             "with throughput_tok_per_s_per_gpu given it would not be used: give one of them")
+        if throughput_curve is not None:
+            raise ValueError("give throughput_tok_per_s_per_gpu or throughput_curve, not both")
+        check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+        thr: Any = throughput_tok_per_s_per_gpu
+        kind = "given"
+    else:
+        x = float(DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER if interactivity_tok_per_s_per_user is None
+                  else interactivity_tok_per_s_per_user)
+        check_positive("interactivity_tok_per_s_per_user", x)
+        if throughput_curve is None:
+            if model is None:
+                raise ValueError("give model= to read its curve, or throughput_tok_per_s_per_gpu")
+            throughput_curve, _ = reference_curve(model, hardware, workload=workload,
+                                                  interactivity_tok_per_s_per_user=x)
+        thr = throughput_at(throughput_curve, x)
+        kind = throughput_curve.kind
+        low, high = band_ratios(throughput_curve)
+
+    # 3. TCO
+    if basis.kind == "explicit":
+        cost: Any = basis.usd_per_gpu_hour if cost_usd_per_gpu_hour is None else cost_usd_per_gpu_hour
+        fac_default = hardware.facility_power_kw_per_accelerator
+    else:
+        if tco_result is None:
+            tco_result = basis.tco(hardware)
+        elif tco_result.hardware_id != hardware.hardware_id or tco_result.basis != basis.kind:
+            raise ValueError(f"tco_result is for {tco_result.hardware_id} ({tco_result.basis}), not "
+                             f"{hardware.hardware_id} ({basis.kind})")
+        cost = tco_result.usd_per_gpu_hour
+        fac_default = tco_result.facility_power_kw_per_accelerator
+    if facility_power_kw_per_accelerator is not None:
+        check_positive("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator)
+    fac = fac_default if facility_power_kw_per_accelerator is None else facility_power_kw_per_accelerator
+
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (
+        thr, cost, utilization_frac, math.nan if fac is None else fac)))
+    if arrays[0].ndim > 1:
+        raise ValueError(f"numeric inputs must be scalars or 1-d arrays, got shape {arrays[0].shape}")
+    t, k, u, fac_a = (np.atleast_1d(a) for a in arrays)
+
+    # 4. cost per Mtok (kernels), with the projection's band (a constant multiple of throughput)
+    unit_cost = cost_per_mtok(k, t, u)
+    numeric: dict[str, Any] = {
+        "interactivity_tok_per_s_per_user": x,
+        "throughput_tok_per_s_per_gpu": t,
+        "throughput_low_tok_per_s_per_gpu": t * low,
+        "throughput_high_tok_per_s_per_gpu": t * high,
+        "cost_usd_per_gpu_hour": k,
+        "facility_power_kw_per_accelerator": fac_a,
+        "utilization_frac": u,
+        "served_mtok_per_gpu_hour": served_mtok_per_gpu_hour(t, u),
+        "cost_usd_per_mtok": unit_cost,
+        "cost_low_usd_per_mtok": unit_cost / high,
+        "cost_high_usd_per_mtok": unit_cost / low,
+    }
+    labels = {
+        "model_id": None if model is None else model.model_id,
+        "hardware_id": hardware.hardware_id,
+        "workload": workload.name,
+        "curve_kind": kind,
+        "tco_basis": basis.kind,
+        "tco_profile": basis.profile,
+        "tco_vintage": basis.vintage,
+        "tco_tier": basis.tier,
+    }
+    n = t.size
+    columns = {name: np.full(n, v, dtype=object) for name, v in labels.items()}
+    columns.update({name: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for name, v in numeric.items()})
+    return pd.DataFrame(columns)[list(SUPPLY_COLUMNS)]
+
+
+def _basis(tco: TcoBasis | str | None, cost_usd_per_gpu_hour: Any) -> TcoBasis:
+    """Return the TCO basis of an evaluation (the :func:`tokenomics.cost.tco.tco_basis` rule)."""
+    if cost_usd_per_gpu_hour is None:
+        return make_tco_basis(tco)
+    values = np.asarray(cost_usd_per_gpu_hour, dtype=float)
+    from_cost = make_tco_basis(tco, usd_per_gpu_hour=float(values.ravel()[0]) if values.size else math.nan)
+    if values.size > 1:
+        check_nonnegative("cost_usd_per_gpu_hour", values)
+    return from_cost
+
+
+def resolve_tco(
+    tco: TcoBasis | str | None = None,
+    *,
+    tco_basis: str | None = None,
+    tco_profile: str | None = None,
+    tco_vintage: str | None = None,
+    tco_tier: str | None = None,
+    cost_usd_per_gpu_hour: float | None = None,
+) -> TcoBasis:
+    """Return the TCO basis of an entry point from ``tco=`` or the keyword spelling (one rule).
+
+    Parameters
+    ----------
+    tco : TcoBasis or str, optional
+        A basis or its kind.
+    tco_basis, tco_profile, tco_vintage, tco_tier, cost_usd_per_gpu_hour : optional
+        Keyword spelling, mapped by :func:`tokenomics.cost.tco.tco_basis`.
+
+    Returns
+    -------
+    TcoBasis
+        The basis.
+
+    Raises
+    ------
+    ValueError
+        ``tco`` and ``tco_basis`` both given, or contradictory keywords.
+    """
+    if tco is not None and tco_basis is not None:
+        raise ValueError(f"give tco= or tco_basis=, not both (got {tco!r} and {tco_basis!r})")
+    return make_tco_basis(tco if tco is not None else tco_basis, profile=tco_profile, vintage=tco_vintage,
+                          tier=tco_tier, usd_per_gpu_hour=cost_usd_per_gpu_hour)
+
+
+def workload_of(value: Workload | str | None) -> Workload:
+    """Return the workload of an entry point: a preset name, an object, or None for the default."""
+    return workload(value)
+
+
+def known_price_field(name: str) -> None:
+    """Raise KeyError (close matches listed) for a name that is not an explicit price field."""
+    if name not in PRICE_FIELDS:
+        raise unknown_name_error("price field", name, PRICE_FIELDS)
