@@ -1,0 +1,74 @@
+"""Tests of tokenomics.analysis.fleet: fleets per day and a day of serving."""
+
+import numpy as np
+import pytest
+
+from tokenomics.analysis.fleet import fleet_per_day, serving_day
+
+
+def test_deepseek_day_of_serving_matches_the_published_figures():
+    # DeepSeek, open-infra-index "Day 6: One More Thing, DeepSeek-V3/R1 Inference System
+    # Overview" (2025-03-01): 24 h from 2025-02-27 12:00 UTC+8, on average 226.75 H800 nodes
+    # (8 GPUs each) at $2/GPU-hour -> $87,072/day; 608B input tokens of which 342B (56.3 %) hit
+    # the KV cache, 168B output; at DeepSeek-R1 prices ($0.55 miss, $0.14 hit, $2.19 output per
+    # Mtok) the theoretical revenue is $562,027/day and the cost profit margin 545 %.
+    d = serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14).iloc[0]
+    # by hand: 226.75 * 8 * 24 * 2 = 87,072
+    assert d["cost_usd_per_day"] == pytest.approx(87_072.0, rel=1e-12)
+    # by hand from the rounded token counts: 266e3 * 0.55 + 342e3 * 0.14 + 168e3 * 2.19
+    # = 146,300 + 47,880 + 367,920 = 562,100 (published 562,027 from unrounded counts)
+    assert d["revenue_usd_per_day"] == pytest.approx(562_100.0, rel=1e-12)
+    assert d["revenue_usd_per_day"] == pytest.approx(562_027.0, rel=2e-4)
+    assert d["cache_hit_frac"] == pytest.approx(0.5625, abs=1e-4)  # published 56.3 %
+    # published 545 %: (562,027 - 87,072) / 87,072 = 5.4547
+    assert d["cost_profit_margin_frac"] == pytest.approx(5.45, abs=0.01)
+    assert d["gross_margin_frac"] == pytest.approx((562_100 - 87_072) / 562_100, rel=1e-12)
+    assert "226.75" not in d["fleet_note"]  # 1,814 GPUs: a whole number, nothing to state
+
+
+def test_fleet_is_stated_not_rounded_silently():
+    # 1e9 tokens/day at 2,000 tok/s/GPU and 60 %: 1e9 / (2000 * 86400 * 0.6) = 9.645 GPUs -> 10 paid
+    f = fleet_per_day(8e8, 4e8, 2e8, 2000.0, 0.6, 2.0, 0.5, 2.0, 0.05).iloc[0]
+    assert f["accelerators_needed"] == pytest.approx(1e9 / (2000 * 86400 * 0.6), rel=1e-12)
+    assert f["accelerators"] == 10
+    assert f["paid_utilization_frac"] == pytest.approx(9.645061728 * 0.6 / 10, rel=1e-9)
+    assert "10 paid" in f["fleet_note"]
+    # cost on the whole fleet: 10 * 24 * 2 = 480 $/day; revenue 400 * 0.5 + 400 * 0.05 + 200 * 2 = 620
+    assert f["cost_usd_per_day"] == pytest.approx(480.0)
+    assert f["revenue_usd_per_day"] == pytest.approx(620.0)
+    assert f["cost_profit_margin_frac"] == pytest.approx(140.0 / 480.0)
+
+
+def test_fraction_of_one_accelerator_is_stated():
+    f = fleet_per_day(1e6, 0.0, 1e6, 1e4, 0.5, 2.0, 1.0, 4.0).iloc[0]
+    assert f["accelerators_needed"] < 1
+    assert f["accelerators"] == 1
+    assert "1 paid" in f["fleet_note"]
+
+
+def test_license_fee_and_energy_columns():
+    f = fleet_per_day(8e8, 0.0, 2e8, 2000.0, 0.6, 2.0, 0.5, 2.0, license_fee_frac=0.3,
+                      facility_power_kw_per_accelerator=1.5).iloc[0]
+    assert f["license_usd_per_day"] == pytest.approx(0.3 * f["revenue_usd_per_day"])
+    # J/token: 1.5 kW * 1000 * 86400 s * 10 GPUs / 1e9 tokens = 1.296 J/token
+    assert f["energy_j_per_token"] == pytest.approx(1.5e3 * 86400 * 10 / 1e9, rel=1e-12)
+    assert f["tok_per_s_per_mw"] * f["energy_j_per_token"] == pytest.approx(1e6)
+    assert f["profit_usd_per_mw_year"] == pytest.approx(f["profit_usd_per_day"] * 365 / (10 * 1.5e-3), rel=1e-12)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="part of the input"):
+        fleet_per_day(1e8, 2e8, 1e8, 1000.0, 0.5, 2.0, 1.0, 2.0)
+    with pytest.raises(ValueError, match="zero fleet"):
+        fleet_per_day(0.0, 0.0, 0.0, 1000.0, 0.5, 2.0, 1.0, 2.0)
+    with pytest.raises(ValueError, match="utilization_frac"):
+        fleet_per_day(1e8, 0.0, 1e8, 1000.0, 60, 2.0, 1.0, 2.0)
+    with pytest.raises(ValueError, match="nodes"):
+        serving_day(0, 8, 2.0, 1e9, 0, 1e9, 1.0, 2.0)
+
+
+def test_vectorised_over_systems():
+    f = fleet_per_day(8e8, 4e8, 2e8, np.array([1000.0, 2000.0]), 0.5, np.array([2.0, 3.0]), 0.5, 2.0,
+                      system=["a", "b"])
+    assert list(f["system"]) == ["a", "b"]
+    assert list(f["accelerators"]) == [24.0, 12.0]

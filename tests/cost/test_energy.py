@@ -1,0 +1,37 @@
+"""Tests of tokenomics.cost.energy."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tokenomics.cost.energy import energy_columns, energy_j_per_token, tok_per_s_per_mw
+
+
+def test_same_value_scalar_array_series():
+    # by hand: 1.5 kW / (3000 tok/s * 0.5) = 1 J/token; 1e6 / 1 J = 1e6 tok/s per MW
+    assert energy_j_per_token(1.5, 3000.0, 0.5) == pytest.approx(1.0)
+    np.testing.assert_allclose(energy_j_per_token(1.5, np.array([3000.0, 1500.0]), 0.5), [1.0, 2.0])
+    s = tok_per_s_per_mw(pd.Series([3000.0], index=["x"]), 1.5, 0.5)
+    assert s.index.tolist() == ["x"]
+    assert s["x"] == pytest.approx(1e6)
+
+
+def test_bad_input_and_overflow():
+    with pytest.raises(ValueError, match="facility_power_kw_per_accelerator"):
+        energy_j_per_token(0.0, 1000.0)
+    with pytest.raises(ValueError, match="percent"):
+        tok_per_s_per_mw(1000.0, 1.0, 50)
+    with pytest.raises(ValueError, match="not finite"):
+        energy_j_per_token(1e300, 1e-300, 1e-10)
+
+
+def test_energy_columns():
+    frame = pd.DataFrame({"throughput_tok_per_s_per_gpu": [3000.0], "utilization_frac": [0.5],
+                          "price_usd_per_mtok": [2.0], "cost_usd_per_gpu_hour": [2.0]})
+    out = energy_columns(frame, 1.5)
+    assert out["energy_j_per_token"].iloc[0] == pytest.approx(1.0)
+    # profit/GPU-hour = 3000*3600*0.5/1e6 * 2 - 2 = 8.8; per MW-year = 8.8 * 8760 * 1000 / 1.5
+    assert out["profit_usd_per_mw_year"].iloc[0] == pytest.approx(8.8 * 8760 * 1000 / 1.5)
+    assert "energy_j_per_token" not in frame.columns
+    with pytest.raises(KeyError, match="missing columns"):
+        energy_columns(frame.drop(columns="price_usd_per_mtok"), 1.5)
