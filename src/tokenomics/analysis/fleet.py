@@ -129,7 +129,9 @@ def _money(
     frame["cost_usd_per_day"] = cost_h * gpu_hours
     frame["revenue_usd_per_day"] = revenue_h * gpu_hours
     frame["license_usd_per_day"] = license_h * gpu_hours
-    frame["profit_usd_per_day"] = frame["revenue_usd_per_day"] - frame["license_usd_per_day"] - frame["cost_usd_per_day"]
+    frame["profit_usd_per_day"] = (
+        frame["revenue_usd_per_day"] - frame["license_usd_per_day"] - frame["cost_usd_per_day"]
+    )
     frame["gross_margin_frac"] = gross_margin_frac(
         price, served_tput, 1.0, cost_h, license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour
     )

@@ -88,7 +88,7 @@ def energy_j_per_token(
 def tok_per_s_per_mw(
     throughput_tok_per_s_per_gpu: Any, facility_power_kw_per_accelerator: Any, utilization_frac: Any = 1.0
 ) -> Any:
-    """Served tokens per second per MW of facility power.
+    """Compute served tokens per second per MW of facility power.
 
     ``tok_per_s_per_mw = throughput * utilization * 1000 / facility_power_kw``
 
