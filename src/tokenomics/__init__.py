@@ -238,6 +238,25 @@ __all__ += [
     "vera_rubin_nvl144_cpx",
 ]
 
+# --- uncertainty, fleets and energy ----------------------------------------------------------------
+# (section: uncertainty)
+from tokenomics.analysis.distributions import Spread, load_spreads  # noqa: E402
+from tokenomics.analysis.fleet import fleet_per_day, serving_day  # noqa: E402
+from tokenomics.analysis.montecarlo import MonteCarloResult, monte_carlo  # noqa: E402
+from tokenomics.cost.energy import energy_columns, energy_j_per_token, tok_per_s_per_mw  # noqa: E402
+
+__all__ += [
+    "MonteCarloResult",
+    "Spread",
+    "energy_columns",
+    "energy_j_per_token",
+    "fleet_per_day",
+    "load_spreads",
+    "monte_carlo",
+    "serving_day",
+    "tok_per_s_per_mw",
+]
+
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402

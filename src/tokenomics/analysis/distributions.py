@@ -1,0 +1,437 @@
+"""Inputs as distributions: catalog spreads, user distributions, truncation to the valid range.
+
+Every catalog value marked ``estimate`` or ``unverified`` has a stated spread in
+``data/uncertainty/spreads.csv`` (keyed by table, parameter and confidence; ``*`` is a table's
+default), each with its reasoning. A spread is a distribution of the *multiplier* of the catalog
+value, given by the multipliers at the ends of a central interval (``low_mult`` and ``high_mult``
+at ``coverage``, e.g. p5 and p95 for 0.90):
+
+* ``lognormal``: ``log(mult)`` normal with those quantiles (stays positive);
+* ``normal``: ``mult`` normal with those quantiles;
+* ``uniform``: ``mult`` uniform on ``[low_mult, high_mult]`` (coverage 1);
+* ``triangular``: ``mult`` triangular on ``[low_mult, high_mult]`` with mode 1 (coverage 1).
+
+Users give utilization, prices and license terms as a number (fixed), any frozen
+``scipy.stats`` distribution, or a :class:`Spread`.
+
+**Truncation rule.** Every draw must lie in its parameter's valid range (a positive quantity
+stays > 0, a fraction in [0, 1], utilization in (0, 1]). A distribution is *truncated* to that
+range (sampled by inverse CDF on the part of its support inside it, so quasi-Monte Carlo points
+stay stratified), provided at least half of its probability lies inside; with less it is
+*refused* (``ValueError`` naming the parameter: the spread is stated on the wrong scale), and a
+distribution with no probability in the range raises, naming the parameter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from tokenomics.catalog import data_dir
+
+__all__ = [
+    "MIN_MASS_IN_RANGE",
+    "SPREAD_KINDS",
+    "Bounded",
+    "Scaled",
+    "Spread",
+    "bounded",
+    "load_spreads",
+    "spread_for",
+]
+
+SpreadKind = Literal["lognormal", "normal", "uniform", "triangular"]
+SPREAD_KINDS: tuple[str, ...] = ("lognormal", "normal", "uniform", "triangular")
+"""Distribution kinds a catalog spread may use."""
+
+MIN_MASS_IN_RANGE: float = 0.5
+"""Smallest share of a distribution's probability inside the valid range for truncation."""
+
+_SPREAD_COLUMNS = ("table", "parameter", "confidence", "distribution", "low_mult", "high_mult", "coverage",
+                   "source", "as_of", "note")
+_UNCERTAIN = ("estimate", "unverified")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Distribution of a multiplier of a central value (see the module docstring).
+
+    Parameters
+    ----------
+    distribution : {"lognormal", "normal", "uniform", "triangular"}
+        Kind.
+    low_mult, high_mult : float
+        Multipliers at the ends of the central ``coverage`` interval; ``low_mult <= 1 <= high_mult``.
+    coverage : float, default 0.9
+        Probability of the central interval, in (0, 1]; 1 for uniform and triangular.
+    note : str, default ""
+        Reasoning behind the spread.
+
+    Examples
+    --------
+    >>> s = Spread("lognormal", 0.8, 1.25)
+    >>> [round(float(x), 3) for x in s.multiplier().ppf([0.05, 0.5, 0.95])]
+    [0.8, 1.0, 1.25]
+    """
+
+    distribution: SpreadKind
+    low_mult: float
+    high_mult: float
+    coverage: float = 0.9
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.distribution not in SPREAD_KINDS:
+            raise ValueError(f"distribution={self.distribution!r} is not one of {', '.join(SPREAD_KINDS)}")
+        if not (math.isfinite(self.low_mult) and math.isfinite(self.high_mult)):
+            raise ValueError("low_mult and high_mult must be finite")
+        if not self.low_mult <= 1.0 <= self.high_mult:
+            raise ValueError(
+                f"low_mult={self.low_mult!r}, high_mult={self.high_mult!r}: need low_mult <= 1 <= high_mult "
+                "(multipliers of the catalog value)"
+            )
+        if self.distribution == "lognormal" and self.low_mult <= 0:
+            raise ValueError(f"lognormal low_mult={self.low_mult!r} must be > 0")
+        if not 0.0 < self.coverage <= 1.0 or (self.distribution in ("normal", "lognormal") and self.coverage >= 1.0):
+            raise ValueError(f"coverage={self.coverage!r} must be in (0, 1) (uniform and triangular: 1)")
+
+    def multiplier(self) -> Any:
+        """Return the frozen ``scipy.stats`` distribution of the multiplier.
+
+        Returns
+        -------
+        scipy.stats.rv_continuous (frozen)
+            The multiplier's distribution.
+        """
+        z = float(special.ndtri(0.5 + self.coverage / 2.0)) if self.coverage < 1.0 else 1.0
+        if self.distribution == "lognormal":
+            lo, hi = math.log(self.low_mult), math.log(self.high_mult)
+            sigma = (hi - lo) / (2.0 * z)
+            return stats.lognorm(s=max(sigma, 1e-300), scale=math.exp((hi + lo) / 2.0))
+        if self.distribution == "normal":
+            return stats.norm(loc=(self.low_mult + self.high_mult) / 2.0,
+                              scale=max((self.high_mult - self.low_mult) / (2.0 * z), 1e-300))
+        width = self.high_mult - self.low_mult
+        if self.distribution == "uniform":
+            return stats.uniform(loc=self.low_mult, scale=width)
+        mode = (1.0 - self.low_mult) / width if width > 0 else 0.5
+        return stats.triang(c=mode, loc=self.low_mult, scale=max(width, 1e-300))
+
+    def fast(self) -> _FastMultiplier:
+        """Return the multiplier's distribution with closed-form ``ppf``/``cdf`` (no scipy overhead).
+
+        Returns
+        -------
+        _FastMultiplier
+            Same distribution as :meth:`multiplier`.
+        """
+        m = self.multiplier()
+        if self.distribution == "lognormal":
+            return _FastMultiplier("lognormal", math.log(m.kwds["scale"]), m.kwds["s"])
+        if self.distribution == "normal":
+            return _FastMultiplier("normal", m.kwds["loc"], m.kwds["scale"])
+        return _FastMultiplier(self.distribution, self.low_mult, self.high_mult)
+
+    def around(self, value: float) -> Any:
+        """Return the distribution of ``value * multiplier`` (frozen scipy distribution).
+
+        Parameters
+        ----------
+        value : float
+            Central value, > 0.
+
+        Returns
+        -------
+        scipy.stats.rv_continuous (frozen)
+            Scaled distribution.
+        """
+        if not value > 0:
+            raise ValueError(f"a spread scales a positive central value, got {value!r}")
+        return Scaled(self.fast(), float(value))
+
+
+@dataclass(frozen=True)
+class _FastMultiplier:
+    """Closed-form ``ppf``/``cdf`` of a :class:`Spread` multiplier (parameters ``a``, ``b``)."""
+
+    kind: str
+    a: float
+    b: float
+
+    def ppf(self, q: Any) -> Any:
+        q = np.asarray(q, dtype=float)
+        if self.kind == "lognormal":
+            return np.exp(self.a + self.b * special.ndtri(q))
+        if self.kind == "normal":
+            return self.a + self.b * special.ndtri(q)
+        lo, hi = self.a, self.b
+        if self.kind == "uniform":
+            return lo + q * (hi - lo)
+        c = (1.0 - lo) / (hi - lo) if hi > lo else 0.5
+        left = lo + np.sqrt(q * (hi - lo) * (1.0 - lo))
+        return np.where(q < c, left, hi - np.sqrt((1.0 - q) * (hi - lo) * (hi - 1.0)))
+
+    def cdf(self, x: Any) -> Any:
+        x = np.asarray(x, dtype=float)
+        if self.kind == "lognormal":
+            with np.errstate(divide="ignore"):
+                return np.where(x > 0, special.ndtr((np.log(np.maximum(x, 1e-300)) - self.a) / self.b), 0.0)
+        if self.kind == "normal":
+            return special.ndtr((x - self.a) / self.b)
+        lo, hi = self.a, self.b
+        if hi <= lo:
+            return np.where(x >= lo, 1.0, 0.0)
+        if self.kind == "uniform":
+            return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
+        left = (x - lo) ** 2 / ((hi - lo) * (1.0 - lo)) if lo < 1.0 else np.ones_like(x)
+        right = 1.0 - (hi - x) ** 2 / ((hi - lo) * (hi - 1.0)) if hi > 1.0 else np.ones_like(x)
+        return np.where(x <= lo, 0.0, np.where(x >= hi, 1.0, np.where(x <= 1.0, left, right)))
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """``value * X`` for a frozen scipy distribution ``X`` (``ppf`` and ``cdf`` only)."""
+
+    dist: Any
+    value: float
+
+    def ppf(self, q: Any) -> Any:
+        """Inverse CDF [unit of the value]."""
+        return self.value * self.dist.ppf(q)
+
+    def cdf(self, x: Any) -> Any:
+        """CDF at ``x`` [unit of the value]."""
+        return self.dist.cdf(np.asarray(x, dtype=float) / self.value)
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A distribution truncated to a parameter's valid range, sampled by inverse CDF.
+
+    Built by :func:`bounded`.
+    """
+
+    name: str
+    dist: Any
+    low: float
+    high: float
+    cdf_low: float
+    cdf_high: float
+
+    def ppf(self, u: Any) -> np.ndarray:
+        """Map uniform numbers in [0, 1) to draws inside the valid range.
+
+        Parameters
+        ----------
+        u : array_like
+            Uniform numbers (random or quasi-random).
+
+        Returns
+        -------
+        numpy.ndarray
+            Draws in the valid range [unit of the parameter].
+        """
+        q = self.cdf_low + np.asarray(u, dtype=float) * (self.cdf_high - self.cdf_low)
+        x = np.asarray(self.dist.ppf(q), dtype=float)
+        return np.clip(x, self.low, self.high)
+
+    @property
+    def median(self) -> float:
+        """Median of the truncated distribution."""
+        return float(self.ppf(0.5))
+
+
+def bounded(
+    name: str,
+    dist: Any,
+    low: float = 0.0,
+    high: float = math.inf,
+    *,
+    low_inclusive: bool = False,
+    high_inclusive: bool = True,
+) -> Bounded:
+    """Truncate a distribution to a parameter's valid range, or refuse it.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name, for messages.
+    dist : frozen scipy.stats distribution, Spread-derived or a number
+        The distribution (a number is a point mass, which must lie in the range).
+    low, high : float
+        Valid range.
+    low_inclusive, high_inclusive : bool
+        Whether the bounds themselves are valid values.
+
+    Returns
+    -------
+    Bounded
+        The truncated distribution.
+
+    Raises
+    ------
+    ValueError
+        No probability inside the range, or less than :data:`MIN_MASS_IN_RANGE` of it (the
+        spread would make the quantity invalid too often: refused, naming the parameter).
+
+    Examples
+    --------
+    >>> b = bounded("utilization_frac", stats.uniform(0.5, 1.0), 0.0, 1.0)
+    >>> float(b.ppf(0.999)) <= 1.0
+    True
+    """
+    eps_lo = 0.0 if low_inclusive else np.nextafter(low, math.inf) - low if math.isfinite(low) else 0.0
+    lo = low + eps_lo if math.isfinite(low) else low
+    hi = high if high_inclusive or not math.isfinite(high) else float(np.nextafter(high, -math.inf))
+    rng = f"{'[' if low_inclusive else '('}{low:g}, {high:g}{']' if high_inclusive else ')'}"
+    if isinstance(dist, int | float | np.floating):
+        v = float(dist)
+        if not (lo <= v <= hi) or math.isnan(v):
+            raise ValueError(f"{name}={v!r} is outside the valid range {rng}")
+        return Bounded(name, stats.uniform(loc=v, scale=0.0), v, v, 0.0, 1.0)
+    if not hasattr(dist, "ppf") or not hasattr(dist, "cdf"):
+        raise TypeError(
+            f"{name}: give a number, a frozen scipy.stats distribution or a Spread, not {type(dist).__name__}"
+        )
+    c_lo = float(dist.cdf(low)) if math.isfinite(low) else 0.0
+    c_hi = float(dist.cdf(high)) if math.isfinite(high) else 1.0
+    mass = c_hi - c_lo
+    if not mass > 0.0:
+        raise ValueError(f"{name}: the distribution has no probability in the valid range {rng}")
+    if mass < MIN_MASS_IN_RANGE:
+        raise ValueError(
+            f"{name}: only {mass:.1%} of the distribution lies in the valid range {rng} (refused below "
+            f"{MIN_MASS_IN_RANGE:.0%}); state the spread on a scale that stays valid, e.g. lognormal for a positive "
+            "quantity"
+        )
+    return Bounded(name, dist, lo, hi, c_lo, c_hi)
+
+
+def _data_path() -> Path:
+    return data_dir() / "uncertainty" / "spreads.csv"
+
+
+_CACHE: dict[str, pd.DataFrame] = {}
+
+
+def load_spreads(path: str | Path | None = None) -> pd.DataFrame:
+    """Read and validate a spreads catalog (default: the bundled ``data/uncertainty/spreads.csv``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        A CSV with columns ``table, parameter, confidence, distribution, low_mult, high_mult,
+        coverage, source, as_of, note``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per spread, indexed by ``(table, parameter, confidence)``.
+
+    Raises
+    ------
+    ValueError
+        Naming file, line and field: a missing column, unknown table or parameter (checked
+        against ``data/parameters.csv``; ``*`` is a table default), a confidence other than
+        estimate/unverified, an invalid spread, an empty note (the reasoning is required), a
+        malformed or future date, or a duplicate key.
+    """
+    key = str(path) if path is not None else ""
+    if key in _CACHE:
+        return _CACHE[key]
+    file = Path(path) if path is not None else _data_path()
+    raw = pd.read_csv(file, dtype=str, keep_default_na=False, comment="#")
+    missing = [c for c in _SPREAD_COLUMNS if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{file}: missing columns {missing}")
+    vocab = pd.read_csv(data_dir() / "parameters.csv", dtype=str)
+    known = set(zip(vocab["table"], vocab["parameter"], strict=True))
+    tables = set(vocab["table"]) | {"roofline", "scenario"}
+    rows = []
+    seen: set[tuple[str, str, str]] = set()
+    today = dt.datetime.now(dt.UTC).date()
+    for i, r in raw.iterrows():
+        line = int(str(i)) + 2
+
+        def bad(field: str, msg: str, line: int = line) -> ValueError:
+            return ValueError(f"{file}, line {line}, field {field!r}: {msg}")
+
+        if r["table"] not in tables:
+            raise bad("table", f"unknown table {r['table']!r}; known: {', '.join(sorted(tables))}")
+        own_vocabulary = r["table"] not in ("roofline", "scenario")
+        if r["parameter"] != "*" and own_vocabulary and (r["table"], r["parameter"]) not in known:
+            raise bad("parameter", f"{r['parameter']!r} is not a parameter of table {r['table']!r} in parameters.csv")
+        if r["confidence"] not in _UNCERTAIN:
+            raise bad("confidence", f"{r['confidence']!r}: spreads are stated for {', '.join(_UNCERTAIN)} values")
+        if not r["note"].strip():
+            raise bad("note", "the reasoning behind the spread is required")
+        if not r["source"].strip():
+            raise bad("source", "a source (or 'judgement: ...') is required")
+        try:
+            as_of = dt.date.fromisoformat(r["as_of"])
+        except ValueError:
+            raise bad("as_of", f"{r['as_of']!r} is not a YYYY-MM-DD date") from None
+        if as_of > today:
+            raise bad("as_of", f"{as_of} is in the future")
+        try:
+            spread = Spread(r["distribution"], float(r["low_mult"]), float(r["high_mult"]),
+                            float(r["coverage"]), r["note"])
+        except (ValueError, TypeError) as err:
+            raise bad("distribution", str(err)) from None
+        k = (r["table"], r["parameter"], r["confidence"])
+        if k in seen:
+            raise bad("parameter", f"duplicate spread for {k}")
+        seen.add(k)
+        rows.append({"table": k[0], "parameter": k[1], "confidence": k[2], "spread": spread,
+                     "source": r["source"], "as_of": as_of, "note": r["note"]})
+    out = pd.DataFrame(rows, columns=["table", "parameter", "confidence", "spread", "source", "as_of", "note"])
+    out = out.set_index(["table", "parameter", "confidence"]).sort_index()
+    _CACHE[key] = out
+    return out
+
+
+def spread_for(table: str, parameter: str, confidence: str, spreads: pd.DataFrame | None = None) -> Spread | None:
+    """Return the stated spread of a catalog value, or None for verified and secondary values.
+
+    The parameter's own row wins over the table's ``*`` default.
+
+    Parameters
+    ----------
+    table, parameter : str
+        Catalog table (as in ``data/parameters.csv``) and parameter.
+    confidence : str
+        The value's confidence level.
+    spreads : pandas.DataFrame, optional
+        From :func:`load_spreads` (default: bundled).
+
+    Returns
+    -------
+    Spread or None
+        The spread; None when the value is verified or secondary (taken as exact).
+
+    Raises
+    ------
+    KeyError
+        An estimate or unverified value without any stated spread.
+
+    Examples
+    --------
+    >>> spread_for("tco_system", "capex_usd_per_accelerator", "estimate").distribution
+    'lognormal'
+    """
+    if confidence not in _UNCERTAIN:
+        return None
+    table_ = load_spreads() if spreads is None else spreads
+    for key in ((table, parameter, confidence), (table, "*", confidence)):
+        if key in table_.index:
+            return table_.loc[key, "spread"]
+    raise KeyError(
+        f"no spread stated for {table}.{parameter} ({confidence}); add a row to data/uncertainty/spreads.csv"
+    )

@@ -1,0 +1,125 @@
+"""Tests of tokenomics.analysis.montecarlo (in memory and chunked on dask)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tokenomics.analysis.montecarlo import monte_carlo
+from tokenomics.cost.tco import itemised_tco_usd_per_gpu_hour
+
+K_A, T_A, K_B, T_B = 3.0, 2000.0, 2.0, 1000.0
+P_IN, P_OUT, S_IN = 0.55, 2.19, 0.9
+PRICE = S_IN * P_IN + (1 - S_IN) * P_OUT  # blended, no cache hits: 0.714
+
+
+def _base(**extra):
+    frame = pd.DataFrame({
+        "hardware_id": ["a", "b"], "throughput_tok_per_s_per_gpu": [T_A, T_B], "cost_usd_per_gpu_hour": [K_A, K_B],
+        "utilization_frac": 0.6, "license_fee_frac": 0.0, "input_share_frac": S_IN, "cache_hit_frac": 0.0,
+        "input_usd_per_mtok": P_IN, "output_usd_per_mtok": P_OUT, "cached_input_usd_per_mtok": 0.14,
+    })
+    return frame.assign(**extra)
+
+
+def _stat(result, case, metric, col):
+    s = result.summary
+    return float(s[(s["case"] == case) & (s["metric"] == metric)][col].iloc[0])
+
+
+def test_mean_cost_and_margin_probability_by_hand():
+    # u ~ U(0.4, 0.8): E[1/u] = ln(0.8 / 0.4) / 0.4; cost = K / (T * 0.0036 * u)
+    r = monte_carlo(_base(), n_draws=4096, utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False,
+                    target_margin_frac=0.2)
+    e_inv_u = math.log(2.0) / 0.4
+    assert _stat(r, "a", "cost_usd_per_mtok", "mean") == pytest.approx(K_A / (T_A * 0.0036) * e_inv_u, rel=1e-3)
+    # margin = 1 - cost / price > 0.2  <=>  u > K / (T * 0.0036 * price * 0.8) = u* (0.7295); P = (0.8 - u*) / 0.4
+    u_star = K_A / (T_A * 0.0036 * PRICE * 0.8)
+    assert r.prob_margin_above()["a"] == pytest.approx((0.8 - u_star) / 0.4, abs=2e-3)
+    # break-even: u > K / (T * 0.0036 * price) = 0.5836
+    assert r.prob_margin_above(0.0)["a"] == pytest.approx((0.8 - K_A / (T_A * 0.0036 * PRICE)) / 0.4, abs=2e-3)
+    # a costs 3 / 2000 per GPU-second of throughput, b 2 / 1000: a is cheaper in every draw
+    assert r.cheaper_frac.loc["a", "b"] == 1.0
+    assert r.cheaper_statement("b", "a") == "b cheaper than a in 0.0 % of 4096 draws"
+    assert r.draws["cost_usd_per_mtok"].shape == (4096, 2)
+
+
+def test_ranking_share_from_the_projection_band_by_hand():
+    # a's throughput multiplier is lognormal with p10 = 0.62 and p90 = 1.37 (the band); a is cheaper
+    # than b when mult > (K_A / T_A) / (K_B / T_B) = 0.75
+    base = _base(throughput_low_tok_per_s_per_gpu=[0.62 * T_A, np.nan],
+                 throughput_high_tok_per_s_per_gpu=[1.37 * T_A, np.nan])
+    r = monte_carlo(base, n_draws=8192, seed=3)
+    z = stats.norm.ppf(0.9)
+    mu, sigma = (math.log(1.37) + math.log(0.62)) / 2, (math.log(1.37) - math.log(0.62)) / (2 * z)
+    expected = 1 - stats.norm.cdf((math.log(0.75) - mu) / sigma)
+    assert r.cheaper_frac.loc["a", "b"] == pytest.approx(expected, abs=5e-3)
+    assert _stat(r, "b", "cost_usd_per_mtok", "std") == pytest.approx(0.0, abs=1e-12)
+
+
+def test_reproducible_by_seed_and_quasi_random_by_default():
+    kw = {"n_draws": 1024, "utilization_frac": stats.uniform(0.4, 0.4), "catalog_spreads": False}
+    r1, r2 = monte_carlo(_base(), seed=1, **kw), monte_carlo(_base(), seed=1, **kw)
+    r3 = monte_carlo(_base(), seed=2, **kw)
+    pd.testing.assert_frame_equal(r1.summary, r2.summary)
+    assert not r1.summary.equals(r3.summary)
+    assert r1.method == "auto"
+
+
+def test_dask_chunks_agree_with_memory_and_stay_summaries():
+    pytest.importorskip("dask.array")
+    kw = {"utilization_frac": stats.uniform(0.4, 0.4), "catalog_spreads": False, "target_margin_frac": 0.3}
+    mem = monte_carlo(_base(), n_draws=2**14, method="sobol", **kw)
+    lazy = monte_carlo(_base(), n_draws=2**14, method="sobol", backend="dask", chunk_draws=2**12, **kw)
+    assert lazy.draws is None
+    # same Sobol' points in chunks (fast-forwarded): identical counts, histogram quantiles within a bin
+    pd.testing.assert_series_equal(mem.prob_margin_above(), lazy.prob_margin_above())
+    for col in ("mean", "p5", "p50", "p95"):
+        assert _stat(lazy, "a", "cost_usd_per_mtok", col) == pytest.approx(_stat(mem, "a", "cost_usd_per_mtok", col),
+                                                                        rel=2e-3)
+    with pytest.raises(ValueError, match="powers of two"):
+        monte_carlo(_base(), n_draws=3000, backend="dask", method="sobol", **kw)
+    with pytest.raises(ValueError, match="rerun with target_margin_frac"):
+        lazy.prob_margin_above(0.5)
+
+
+def test_catalog_spreads_vary_tco_around_the_catalog_value():
+    import tokenomics as tk
+
+    k0 = tk.tco("tpu-v7").usd_per_gpu_hour
+    base = _base(hardware_id=["tpu-v7", "h100-sxm"], cost_usd_per_gpu_hour=[k0, tk.tco("h100-sxm").usd_per_gpu_hour],
+                 tco_basis="itemised", tco_profile="hyperscaler")
+    r = monte_carlo(base, n_draws=4096)
+    fixed = monte_carlo(base, n_draws=4096, catalog_spreads=False)
+    assert _stat(fixed, "tpu-v7", "cost_usd_per_mtok", "std") == pytest.approx(0.0, abs=1e-12)
+    assert _stat(r, "tpu-v7", "cost_usd_per_mtok", "std") > 0.0
+    # the median draw sits near the catalog value (lognormal spreads centred on it)
+    k_med = _stat(r, "tpu-v7", "cost_usd_per_mtok", "p50") * T_A * 0.0036 * 0.6
+    assert k_med == pytest.approx(k0, rel=0.1)
+
+
+def test_itemised_tco_is_linear_in_capex_and_it_power():
+    # monte_carlo relies on K = capex * A + kw * B
+    kw = {"economic_life_years": 4.0, "cost_of_capital_frac": 0.1, "pue": 1.2, "electricity_usd_per_kwh": 0.08,
+          "colocation_usd_per_kw_month": 150.0, "maintenance_frac_per_year": 0.03, "rental_markup_frac": 0.2}
+    a = itemised_tco_usd_per_gpu_hour(1.0, it_power_kw_per_accelerator=0.0, **kw)["total"]
+    b = itemised_tco_usd_per_gpu_hour(0.0, it_power_kw_per_accelerator=1.0, **kw)["total"]
+    full = itemised_tco_usd_per_gpu_hour(50_000.0, it_power_kw_per_accelerator=1.7, **kw)["total"]
+    assert full == pytest.approx(50_000.0 * a + 1.7 * b, rel=1e-12)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="utilization_frac: the distribution has no probability"):
+        monte_carlo(_base(), utilization_frac=stats.uniform(1.2, 0.5))
+    with pytest.raises(ValueError, match="license_fee_frac: only"):
+        monte_carlo(_base(), license_fee_frac=stats.norm(-0.3, 0.1))
+    with pytest.raises(ValueError, match="n_draws"):
+        monte_carlo(_base(), n_draws=1)
+    with pytest.raises(ValueError, match="lhs"):
+        monte_carlo(_base(), n_draws=1024, backend="dask", method="lhs")
+    with pytest.raises(KeyError, match="lacks columns"):
+        monte_carlo(_base().drop(columns="cost_usd_per_gpu_hour"))
+    with pytest.raises(KeyError, match="unknown case"):
+        monte_carlo(_base(), n_draws=64, catalog_spreads=False).cheaper_statement("a", "c")
