@@ -36,6 +36,7 @@ EPILOG = """examples:
   tokenomics margin --hardware gb300 --model kimi-k2 --utilization 0.6 --license-fee 0.3 \\
       --price-output 2.5 --throughput 1500
   tokenomics ingest results/ -o points.csv benchmark results -> tidy curve points
+  tokenomics measure http://127.0.0.1:8000/v1 --model M --hardware h200 --gpus 8 -o points.csv
   tokenomics report -o my-report          the whole chain on the bundled data -> HTML
 
 Fractions are 0..1 (--utilization 0.6, not 60). Each subcommand has --help.
@@ -335,6 +336,23 @@ def _cmd_ingest(args: argparse.Namespace) -> None:
         sys.stderr.write(f"wrote {len(points)} curve points to {out}{n_files}\n")
 
 
+def _cmd_measure(args: argparse.Namespace) -> None:
+    from tokenomics.outputs.measure import measure
+
+    try:
+        levels = [int(c) for c in str(args.concurrency).split(",") if c.strip()]
+    except ValueError:
+        raise ValueError(f"--concurrency must be comma-separated whole numbers, got {args.concurrency!r}") from None
+    points = measure(args.url, args.model, hardware=args.hardware, num_gpus=args.gpus, concurrencies=levels,
+                     requests_per_level=args.requests, isl=args.isl, osl=args.osl, driver=args.driver,
+                     output=args.output, overwrite=args.force, progress=not args.quiet,
+                     timeout_s=args.timeout)
+    if args.output:
+        sys.stderr.write(f"wrote {len(points)} measured curve points to {args.output}\n")
+    else:
+        _emit(points, args.format if args.format != "table" else "csv", index=False)
+
+
 def _cmd_report(args: argparse.Namespace) -> None:
     _fraction("--utilization", args.utilization, open_low=True)
     _fraction("--license-fee", args.license_fee, open_high=True)
@@ -452,6 +470,26 @@ def build_parser() -> argparse.ArgumentParser:
     ig.add_argument("--prefill-gpus", type=float, help="prefill GPUs of a disaggregated raw run")
     ig.add_argument("--decode-gpus", type=float, help="decode GPUs of a disaggregated raw run")
     ig.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    me = add("measure", _cmd_measure,
+             "measure an OpenAI-compatible endpoint over a concurrency sweep -> measured curve points",
+             epilog="examples:\n  tokenomics measure http://127.0.0.1:8000/v1 --model kimi-k2.7 \\\n"
+                    "      --hardware h200 --gpus 8 --concurrency 1,4,16,64 -o my-endpoint.csv\n\n"
+                    "drives AIPerf when installed (pip install 'inference-tokenomics[measure]'), else a built-in\n"
+                    "streaming client; an unreachable or non-OpenAI endpoint stops with one line and writes nothing.\n")
+    me.add_argument("url", metavar="URL", help="endpoint base URL, e.g. http://127.0.0.1:8000/v1")
+    me.add_argument("--model", required=True, help="model name served by the endpoint")
+    me.add_argument("--hardware", required=True, help="hardware behind the endpoint (for per-GPU throughput)")
+    me.add_argument("--gpus", type=float, required=True, help="accelerators serving the endpoint")
+    me.add_argument("--concurrency", default="1,2,4,8", help="comma-separated levels (default 1,2,4,8)")
+    me.add_argument("--requests", type=int, help="requests per level (default max(4 x concurrency, 8))")
+    me.add_argument("--isl", type=int, default=512, help="synthetic prompt length [tokens] (default 512)")
+    me.add_argument("--osl", type=int, default=128, help="requested output length [tokens] (default 128)")
+    me.add_argument("--driver", choices=("auto", "aiperf", "builtin"), default="auto",
+                    help="benchmark client (default: aiperf when installed, else builtin)")
+    me.add_argument("--timeout", type=float, default=120.0, help="per-request timeout [s] (default 120)")
+    me.add_argument("-o", "--output", metavar="FILE", help="write the points CSV here (default: stdout)")
+    me.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    me.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     rp = add("report", _cmd_report, "run the whole chain on the bundled data and write an HTML report",
              fmt=False,
              epilog="examples:\n  tokenomics report\n"
