@@ -115,7 +115,7 @@ def _cmd_models(args: argparse.Namespace) -> None:
 
 
 def _cmd_prices(args: argparse.Namespace) -> None:
-    table = tk.price_table(model=args.model, provider=args.provider)
+    table = tk.price_table(model=args.model, provider=args.provider, price_tier=args.tier)
     if args.format == "table":
         table = table.drop(columns=["source"], errors="ignore")
     _emit(table, args.format, index=False)
@@ -433,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr = add("prices", _cmd_prices, "list API prices [USD per million tokens]")
     pr.add_argument("--model", help="only this model")
     pr.add_argument("--provider", help="only this provider")
+    pr.add_argument("--tier", help="only this price tier: standard, batch, flex, priority, fast, off-peak")
     # (section: more subcommands)
     tc = add("tco", _cmd_tco, "TCO of one system per accelerator-hour, with its breakdown",
              epilog="examples:\n  tokenomics tco GB200 --profile neocloud\n"
