@@ -42,7 +42,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # keep test output quiet
         return
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         with self.server.lock:
             self.server.served += 1
             last = self.server.served >= self.server.max_requests
