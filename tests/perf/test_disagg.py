@@ -226,3 +226,20 @@ def test_default_search_is_the_envelope_of_aggregated_disaggregated_and_mtp() ->
                                            allow_mixed_groups=True)
     assert float(full.throughput_at(100.0)) > 5 * float(plain.throughput_at(100.0))
     assert float(full.throughput_at(20.0)) >= float(plain.throughput_at(20.0))
+
+
+def test_cheapest_at_prices_aggregated_rows_at_their_tco() -> None:
+    from tokenomics.perf import cheapest_at
+
+    pts = pd.DataFrame({
+        "hardware_id": ["h200-sxm", "h200-sxm", "b200+h200-sxm"],
+        "interactivity_tok_per_s_per_user": [20.0, 60.0, 60.0],
+        "throughput_tok_per_s_per_gpu": [3000.0, 1000.0, 1200.0],
+        "cost_usd_per_gpu_hour": [np.nan, np.nan, 2.5],
+    })
+    got = cheapest_at(pts, [10.0, 50.0, 100.0], utilization_frac=0.5, tco_usd_per_gpu_hour={"h200": 2.0})
+    # 2 $/h / (3000 tok/s x 3600 s x 0.5) x 1e6
+    assert got["cost_usd_per_mtok"].iloc[0] == pytest.approx(2.0 / (3000 * 3600 * 0.5) * 1e6)
+    # at 50: aggregated 2.0/1000 beats the plan's 2.5/1200
+    assert got["cost_usd_per_mtok"].iloc[1] == pytest.approx(2.0 / (1000 * 3600 * 0.5) * 1e6)
+    assert np.isnan(got["cost_usd_per_mtok"].iloc[2])

@@ -877,3 +877,71 @@ def vera_rubin_nvl144_cpx(model: Model | str, *, isl_tokens: float = 8192.0,
         prefill=Pool(hardware="rubin-cpx", config=cfg_p, num_gpus=cfg_p.num_gpus * (144 // cfg_p.num_gpus)),
         decode=Pool(hardware="vr200-nvl144", config=cfg_d, num_gpus=n_d),
     )
+
+
+def cheapest_at(
+    points: pd.DataFrame,
+    interactivity_tok_per_s_per_user: Sequence[float] | np.ndarray,
+    *,
+    utilization_frac: float = 1.0,
+    tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
+) -> pd.DataFrame:
+    """Return the cheapest point per million tokens that serves each interactivity or faster.
+
+    Rows of aggregated and disaggregated projections may be mixed: a row without
+    ``cost_usd_per_gpu_hour`` (an aggregated row) is priced at its hardware's TCO; a
+    disaggregated row keeps its pool-weighted TCO. ``cost_usd_per_mtok`` is
+    :func:`plan_cost_per_mtok` (input + output tokens).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Projected points (:func:`~tokenomics.perf.project_curve`, :func:`project_disagg_curve`).
+    interactivity_tok_per_s_per_user : sequence of float
+        Targets [tok/s/user], > 0.
+    utilization_frac : float
+        Busy fraction of paid hours, in (0, 1].
+    tco_usd_per_gpu_hour : float, dict or None
+        TCO of rows without a cost column (see :func:`plan_points`); default
+        :func:`tokenomics.tco` of each hardware.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target: ``target_tok_per_s_per_user`` and the chosen point's columns plus
+        ``cost_usd_per_mtok``; all-NaN where no point is fast enough.
+
+    Raises
+    ------
+    ValueError
+        Non-positive targets or utilization outside (0, 1].
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"hardware_id": ["h200-sxm"] * 2, "interactivity_tok_per_s_per_user": [20.0, 80.0],
+    ...                     "throughput_tok_per_s_per_gpu": [3000.0, 500.0], "cost_usd_per_gpu_hour": [2.0, 2.0]})
+    >>> cheapest_at(pts, [10.0, 50.0])["throughput_tok_per_s_per_gpu"].tolist()
+    [3000.0, 500.0]
+    """
+    targets = np.atleast_1d(np.asarray(interactivity_tok_per_s_per_user, dtype=float))
+    check_positive("interactivity_tok_per_s_per_user", targets)
+    pts = points.copy()
+    if "cost_usd_per_gpu_hour" not in pts:
+        pts["cost_usd_per_gpu_hour"] = np.nan
+    missing = pts["cost_usd_per_gpu_hour"].isna()
+    if missing.any():
+        prices = {h: _tco_usd_per_gpu_hour(_as_hardware(h), tco_usd_per_gpu_hour)
+                  for h in pts.loc[missing, "hardware_id"].unique()}
+        pts.loc[missing, "cost_usd_per_gpu_hour"] = pts.loc[missing, "hardware_id"].map(prices)
+    pts["cost_usd_per_mtok"] = plan_cost_per_mtok(pts, utilization_frac)
+    speed = pts["interactivity_tok_per_s_per_user"].astype(float).to_numpy()
+    rows = []
+    for x in targets:
+        ok = pts[speed >= x]
+        if ok.empty:
+            rows.append(pd.Series(dtype=object))
+        else:
+            rows.append(ok.loc[ok["cost_usd_per_mtok"].astype(float).idxmin()])
+    out = pd.DataFrame(rows).reset_index(drop=True)
+    out.insert(0, "target_tok_per_s_per_user", targets)
+    return out
