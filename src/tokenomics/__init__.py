@@ -257,6 +257,17 @@ __all__ += [
     "tok_per_s_per_mw",
 ]
 
+# --- agentic sessions: workload, prefix cache, session projection -------------------------------------
+from tokenomics.perf.sessions import project_session_curve, session_points  # noqa: E402
+from tokenomics.workload import agentic_runs, read_agentic_runs  # noqa: E402
+
+__all__ += [
+    "agentic_runs",
+    "project_session_curve",
+    "read_agentic_runs",
+    "session_points",
+]
+
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402

@@ -50,10 +50,17 @@ from tokenomics.perf.project import (
     default_config,
     project_curve,
 )
+from tokenomics.perf.sessions import (
+    DEFAULT_SESSIONS,
+    cached_token_cost_ratio,
+    project_session_curve,
+    session_points,
+)
 from tokenomics.perf.speculative import SPECULATIVE_SETTINGS, SpeculativeSetting, speculative_settings
 from tokenomics.perf.step import (
     ServingConfig,
     decode_step_time_s,
+    kv_capacity_tokens,
     max_concurrency,
     prefill_time_s,
     roofline_points,
@@ -63,6 +70,7 @@ from tokenomics.perf.step import (
 __all__ = [
     "BAND_COLUMNS",
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_SESSIONS",
     "FITTED_FACTORS",
     "PRECISION_RULE",
     "REGENERATE_COMMAND",
@@ -78,6 +86,7 @@ __all__ = [
     "best_practice_precisions",
     "best_prefill_config",
     "bundled_calibration",
+    "cached_token_cost_ratio",
     "calibrate",
     "calibrated_factors_path",
     "cheapest_at",
@@ -89,6 +98,7 @@ __all__ = [
     "default_factors",
     "error_summary",
     "frontier_configs",
+    "kv_capacity_tokens",
     "load_calibration",
     "max_concurrency",
     "plan_cost_per_mtok",
@@ -97,7 +107,9 @@ __all__ = [
     "prefill_time_s",
     "project_curve",
     "project_disagg_curve",
+    "project_session_curve",
     "roofline_points",
+    "session_points",
     "speculative_settings",
     "vera_rubin_nvl144_cpx",
     "weight_bytes_per_gpu",

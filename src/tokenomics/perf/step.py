@@ -458,7 +458,33 @@ def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return flop_s, total
 
 
-def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
+def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
+    """Uncached tokens, attention pairs, windowed pairs and prefix-cache KV bytes read per GPU.
+
+    A request whose first ``cached`` tokens hit the prefix cache computes only the ``u = ISL -
+    cached`` new tokens; each attends to the cached prefix and to the new tokens before it,
+    ``u x cached + u (u + 1) / 2`` pairs, and the cached prefix's KV is read once.
+    """
+    c = np.clip(np.asarray(cached, dtype=float), 0.0, isl)
+    u = isl - c
+    pairs = u * c + u * (u + 1.0) / 2.0
+    w = s.a.window_tokens
+    if w:
+        # each new token attends to at most the w tokens before it
+        full = isl * (isl + 1.0) / 2.0 if isl <= w else w * (w + 1.0) / 2.0 + (isl - w) * w
+        done = np.where(c <= w, c * (c + 1.0) / 2.0, w * (w + 1.0) / 2.0 + (c - w) * w)
+        win_pairs: Any = full - done
+    else:
+        win_pairs = 0.0
+    # context must be > 0 for the KV formula: read 0 bytes where nothing is cached
+    read = np.where(c > 0, kv_cache_bytes_per_sequence(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
+    read_bytes = read / (_kv_divisor(s) * s.cfg.pp)
+    if np.ndim(cached) == 0:
+        return float(u), float(pairs), float(np.asarray(win_pairs)), float(read_bytes)
+    return u, pairs, win_pairs, read_bytes
+
+
+def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.0) -> _Work:
     cfg, a = s.cfg, s.a
     pp, n = cfg.pp, cfg.num_gpus
     context = isl + osl / 2.0
@@ -470,38 +496,45 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float) -> _Work:
     comm, count, _ = _comm_work(s, tokens)
     op_comm, _, op_lat = _comm_work(s, tokens, measured=True)
     lin_flop_s, lin_s = _gemm_times(s, tokens)
-    # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs
-    pairs = isl * (isl + 1.0) / 2.0
-    w = a.window_tokens
-    win_pairs = (pairs if isl <= w else w * (w + 1.0) / 2.0 + (isl - w) * w) if w else 0.0
+    # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs, or only the
+    # uncached tokens' pairs when a prefix of `cached` tokens hits the prefix cache
+    u, pairs, win_pairs, cached_read = _cached_prefill(s, isl, cached)
     p_attn = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
-    p_linear = a.linear_flop_per_token * isl
-    p_tokens = np.asarray([isl])
-    p_comm, p_count, _ = _comm_work(s, p_tokens)
+    p_linear = a.linear_flop_per_token * u
+    scalar = np.ndim(cached) == 0
+    p_tokens = np.atleast_1d(np.asarray(u, dtype=float))
+    p_comm_arr, p_count, _ = _comm_work(s, p_tokens)
     op_p_comm, _, op_p_lat = _comm_work(s, p_tokens, measured=True)
     p_flop_s, p_lin_s = _gemm_times(s, p_tokens)
     p_attn_s = p_attn / n / (s.peak_attn * s.attn_eff)
+
+    def one(x: np.ndarray) -> Any:
+        return float(x[0]) if scalar else x
+
+    # aggregated serving: the step's chunked prompts read their cached prefixes once
+    prompts = 0.0 if cfg.disaggregated else batch * cfg.tokens_per_step / osl
     return _Work(
         batch=batch,
         weight_bytes=_weight_bytes_per_gpu(s, tokens),
-        kv_bytes=micro * kv_seq / (_kv_divisor(s) * pp),
+        kv_bytes=micro * kv_seq / (_kv_divisor(s) * pp) + prompts / pp * cached_read,
         flop=linear + attn,
         compute_s=linear / s.peak_linear + attn / s.peak_attn,
         comm_s=comm,
         collectives=count,
         prefill_compute_s=(p_linear / s.peak_linear + p_attn / s.peak_attn) / n,
-        # every stage reads its own weights once (all experts are touched at prefill lengths)
-        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, p_tokens)[0]),
-        prefill_comm_s=float(p_comm[0]),
+        # every stage reads its own weights once (all experts are touched at prefill lengths),
+        # plus the KV of a cached prefix
+        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, np.asarray([isl]))[0]) + cached_read,
+        prefill_comm_s=one(p_comm_arr),
         prefill_collectives=p_count,
         op_linear_flop_s=lin_flop_s,
         op_linear_s=lin_s,
         op_attn_s=attn / (s.peak_attn * s.attn_eff),
         op_comm_s=op_comm,
         op_comm_latency_s=op_lat,
-        op_prefill_s=float(p_lin_s[0]) + p_attn_s,
-        op_prefill_flop_s=float(p_flop_s[0]) + p_attn_s,
-        op_prefill_comm_s=float(op_p_comm[0]),
+        op_prefill_s=one(p_lin_s) + p_attn_s,
+        op_prefill_flop_s=one(p_flop_s) + p_attn_s,
+        op_prefill_comm_s=one(op_p_comm),
         op_prefill_comm_latency_s=op_p_lat,
         pp=pp,
         layers=a.layers,
@@ -667,6 +700,7 @@ def prefill_time_s(
     isl_tokens: float = 1024.0,
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
+    cached_tokens: float = 0.0,
 ) -> float:
     """Return the prefill time (TTFT without queueing) of one request on a replica.
 
@@ -685,6 +719,10 @@ def prefill_time_s(
         Parallelism and precisions.
     factors : RooflineFactors, optional
         Efficiencies (default: stated defaults of the hardware's family).
+    cached_tokens : float, default 0
+        Leading prompt tokens served from the prefix cache [tokens], in [0, ISL]: only the
+        ``ISL - cached`` new tokens are computed (pairs ``u x cached + u (u + 1) / 2``) and the
+        cached prefix's KV is read once.
 
     Returns
     -------
@@ -705,8 +743,78 @@ def prefill_time_s(
     """
     check_positive("isl_tokens", isl_tokens)
     s = _resolve(model, hardware, config, factors)
-    wk = _work(s, np.ones(1), float(isl_tokens), 1.0)
+    cached = _check_cached(cached_tokens, float(isl_tokens), ())
+    wk = _work(s, np.ones(1), float(isl_tokens), 1.0, cached)
     return float(_times(wk, s.f, s.hbm_bw)["ttft_s"][0])
+
+
+def _check_cached(cached_tokens: Any, isl: float, shape: tuple[int, ...]) -> Any:
+    """Validate cached prompt tokens: finite, in [0, ISL], scalar or one per concurrency."""
+    c = np.asarray(cached_tokens, dtype=float)
+    if np.any(~np.isfinite(c)) or np.any(c < 0.0) or np.any(c > isl):
+        raise ValueError(
+            f"cached_tokens={cached_tokens!r} must lie in [0, isl_tokens={isl:g}]: the cached prefix "
+            "is a part of the prompt"
+        )
+    if c.ndim == 0:
+        return float(c)
+    if c.shape != shape:
+        raise ValueError(f"cached_tokens has shape {c.shape}; give a scalar or one value per concurrency {shape}")
+    return c
+
+
+def kv_capacity_tokens(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+    context_tokens: float = 100_000.0,
+) -> float:
+    """Return the KV-cache capacity of a replica's HBM in tokens of context.
+
+    ``C = (HBM x usable_hbm_frac - weights per GPU) / (KV bytes per token per GPU)``, the KV
+    bytes per token taken at ``context_tokens`` (sliding-window layers hold at most their
+    window). It is the HBM tier of the prefix cache: the tokens of all sessions (running and
+    idle) that can stay resident.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Supplies ``usable_hbm_frac``.
+    context_tokens : float, default 100000
+        Context length at which the per-token KV size is taken [tokens], > 0.
+
+    Returns
+    -------
+    float
+        KV capacity per replica [tokens] (0 if the weights leave no room).
+
+    Raises
+    ------
+    ValueError
+        If the weights alone do not fit in the usable HBM.
+
+    Examples
+    --------
+    >>> kv_capacity_tokens("llama-3.3-70b", "h100", config=ServingConfig(tp=4)) > 1e5
+    True
+    """
+    check_positive("context_tokens", context_tokens)
+    s = _resolve(model, hardware, config, factors)
+    ctx = float(context_tokens)
+    b_max = max_concurrency(s.model, s.hw, isl_tokens=ctx, osl_tokens=1.0, config=s.cfg, factors=s.f)
+    weights = weight_bytes_per_gpu(s.model, s.hw, config=s.cfg)
+    usable = s.hw.hbm_capacity_bytes * s.f.usable_hbm_frac
+    per_token = kv_cache_bytes_per_sequence(s.model, ctx + 1.0, s.kv_precision) / (ctx + 1.0)
+    del b_max  # checked above: raises when the weights do not fit
+    return float(max(usable - weights, 0.0) / (per_token / (_kv_divisor(s) * s.cfg.pp)))
 
 
 def weight_bytes_per_gpu(
@@ -819,6 +927,7 @@ def roofline_points(
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
     check_capacity: bool = True,
+    cached_tokens: Any = 0.0,
 ) -> pd.DataFrame:
     """Return throughput, interactivity and latency of a replica at each concurrency.
 
@@ -852,6 +961,11 @@ def roofline_points(
         Efficiencies (default: stated defaults of the hardware's family).
     check_capacity : bool
         Raise if a concurrency exceeds :func:`max_concurrency` (default True).
+    cached_tokens : float or array_like, default 0
+        Prompt tokens per request served from the prefix cache [tokens], in [0, ISL]; a scalar
+        or one value per concurrency. Prefill computes only the ``ISL - cached`` new tokens
+        (attending to the whole context) and reads the cached prefix's KV once; decode
+        attention still reads each sequence's full context.
 
     Returns
     -------
@@ -889,7 +1003,8 @@ def roofline_points(
             f"max_concurrency={b_max} (weights + KV cache within "
             f"{s.f.usable_hbm_frac:g} x {s.hw.hbm_capacity_gb:g} GB per accelerator)"
         )
-    comp = _times(_work(s, batch, isl, osl), s.f, s.hbm_bw)
+    cached = _check_cached(cached_tokens, isl, batch.shape)
+    comp = _times(_work(s, batch, isl, osl, cached), s.f, s.hbm_bw)
     out = pd.DataFrame({"concurrency": batch, **comp})
     out["bound"] = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
     out["max_concurrency"] = b_max

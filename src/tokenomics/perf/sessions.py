@@ -1,0 +1,374 @@
+"""Multi-turn session traffic (agentic coding) on the roofline: prefix cache, concurrency, TTFT.
+
+A closed loop of ``N`` sessions, each alternating a turn on the server (prefill of the
+uncached part of its context, then decode) and an idle gap. Per concurrency the model solves,
+by fixed-point iteration, for
+
+* the sessions in flight ``B = min(N x busy / (busy + idle), C / (ISL + OSL))``: the KV capacity
+  ``C`` (:func:`~tokenomics.perf.step.kv_capacity_tokens`) bounds the sequences that run at
+  once, the rest queue;
+* the realized prefix-cache hit rate ``h = h_theo x S`` of
+  :func:`tokenomics.memory.prefix_cache.realized_hit_frac` (working set of all sessions vs
+  the KV capacity, in-flight contexts pinned);
+* the mixed decode/prefill step of :func:`~tokenomics.perf.step.roofline_points` at batch ``B``
+  with ``ISL x h`` cached tokens per request (prefill computes only the uncached tokens, a
+  cached token costs a KV read, decode attention reads the full context);
+* ``busy = prefill + OSL x TPOT`` and the queueing wait from Little's law on the closed loop,
+  ``wait = max(N / R - busy - idle, 0)`` with ``R`` requests/s, so that
+  ``TTFT = prefill + wait``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.curves.schema import conform
+from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
+from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.project import (
+    BAND_COLUMNS,
+    UNCALIBRATED_BAND,
+    _as_hardware,
+    _as_model,
+    _configs,
+    config_label,
+)
+from tokenomics.perf.step import ServingConfig, _resolve, kv_capacity_tokens, prefill_time_s, roofline_points
+from tokenomics.workload import Workload
+
+__all__ = [
+    "DEFAULT_SESSIONS",
+    "cached_token_cost_ratio",
+    "project_session_curve",
+    "session_points",
+]
+
+DEFAULT_SESSIONS: tuple[float, ...] = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+"""Concurrent sessions of a default agentic sweep (per replica)."""
+
+_ITERATIONS = 60
+_DAMPING = 0.5
+
+
+def _session_inputs(workload: Workload) -> tuple[float, float, float, float, float | None]:
+    if workload.kind != "sessions":
+        raise ValueError(
+            f"workload {workload.name!r} is a fixed-sequence benchmark; session traffic needs "
+            "kind='sessions' (e.g. workload('agentic-coding'))"
+        )
+    turns = workload.turns_per_session if workload.turns_per_session > 1.0 else None
+    return (workload.isl_tokens, workload.osl_tokens, workload.cached_prefix_frac,
+            workload.idle_s_between_turns, turns)
+
+
+def session_points(
+    model: Model | str,
+    hardware: Hardware | str,
+    sessions: Any,
+    workload: Workload,
+    *,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+    tier_capacity_tokens: Mapping[str, float] | None = None,
+    context_cv: float = DEFAULT_CONTEXT_CV,
+) -> pd.DataFrame:
+    """Return throughput, realized cache hits, TTFT and interactivity of a session workload.
+
+    See the module notes for the closed-loop model solved at each concurrency.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    sessions : float or array_like
+        Concurrent sessions per replica ``N`` [count], > 0 (AgentX "concurrency").
+    workload : Workload
+        A ``kind="sessions"`` workload: mean ISL/OSL, theoretical hit rate, idle gap.
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Efficiencies (default: stated defaults of the hardware's family).
+    tier_capacity_tokens : mapping of str to float, optional
+        KV capacity per tier [tokens], fastest first (default: ``{"hbm": C}`` with ``C`` from
+        :func:`~tokenomics.perf.step.kv_capacity_tokens`). Only the first tier's hits skip
+        prefill compute here; host tiers are for the memory-hierarchy model.
+    context_cv : float, default :data:`~tokenomics.memory.prefix_cache.DEFAULT_CONTEXT_CV`
+        Coefficient of variation of session contexts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per session count: ``sessions``, ``concurrency`` (in flight),
+        ``theoretical_cache_hit_frac``, ``realized_cache_hit_frac``, ``hit_frac_<tier>``,
+        ``kv_capacity_tokens``, ``kv_limited`` (in-flight bound by the KV capacity),
+        ``ttft_s`` (prefill + queueing), ``prefill_s``, ``queue_wait_s``, ``tpot_s``,
+        ``interactivity_tok_per_s_per_user``, ``requests_per_s``, the throughputs per GPU of
+        :func:`~tokenomics.perf.step.roofline_points` and its step breakdown.
+
+    Raises
+    ------
+    ValueError
+        A fixed-sequence workload, a non-positive session count, weights that do not fit, or a
+        KV capacity that holds not even one context.
+
+    Examples
+    --------
+    >>> from tokenomics.workload import workload
+    >>> from tokenomics.perf import ServingConfig
+    >>> pts = session_points("deepseek-r1", "b200", [4.0, 64.0], workload("agentic-coding"),
+    ...                      config=ServingConfig(tp=8, ep=8, weight_precision="fp4", kv_precision="fp8"))
+    >>> bool(pts["realized_cache_hit_frac"].iloc[0] > pts["realized_cache_hit_frac"].iloc[1])
+    True
+    """
+    isl, osl, h_theo, idle, turns = _session_inputs(workload)
+    n = np.atleast_1d(np.asarray(sessions, dtype=float))
+    if np.any(~np.isfinite(n)) or np.any(n <= 0):
+        raise ValueError(f"sessions={sessions!r} must be positive counts")
+    s = _resolve(model, hardware, config, factors)
+    ctx = isl + osl
+    tiers = dict(tier_capacity_tokens) if tier_capacity_tokens is not None else {
+        "hbm": kv_capacity_tokens(s.model, s.hw, config=s.cfg, factors=s.f, context_tokens=ctx)
+    }
+    first = next(iter(tiers))
+    cap = float(tiers[first])
+    b_cap = cap / ctx
+    if b_cap < 1.0:
+        raise ValueError(
+            f"the KV capacity of one {s.cfg.label} replica of {s.hw.hardware_id} for {s.model.model_id} "
+            f"({cap:,.0f} tokens) holds not even one {ctx:,.0f}-token session context"
+        )
+    b = np.minimum(n, b_cap)
+    hits: dict[str, Any] = {}
+    pts = pd.DataFrame()
+    cached = np.zeros_like(n)
+    for _ in range(_ITERATIONS):
+        hits = hit_frac_by_tier(
+            h_theo, tiers, n, ctx, in_flight=b, running_context_tokens=isl + osl / 2.0,
+            new_tokens_per_turn=isl * (1.0 - h_theo) + osl, turns_per_session=turns, context_cv=context_cv,
+        )
+        cached = isl * np.asarray(hits[first], dtype=float)
+        pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
+                              check_capacity=False, cached_tokens=cached)
+        busy = pts["ttft_s"].to_numpy() + osl * pts["tpot_s"].to_numpy()
+        target = np.minimum(n * busy / (busy + idle), b_cap)
+        if np.allclose(target, b, rtol=1e-4):
+            b = target
+            break
+        b = _DAMPING * b + (1.0 - _DAMPING) * target
+    pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
+                          check_capacity=False, cached_tokens=cached)
+    rate = pts["requests_per_s"].to_numpy()
+    prefill = pts["ttft_s"].to_numpy()
+    busy = prefill + osl * pts["tpot_s"].to_numpy()
+    wait = np.maximum(n / rate - busy - idle, 0.0)
+    out = pd.DataFrame({"sessions": n})
+    out["theoretical_cache_hit_frac"] = h_theo
+    out["realized_cache_hit_frac"] = np.asarray(hits[first], dtype=float)
+    for name, value in hits.items():
+        if name not in ("total", "miss"):
+            out[f"hit_frac_{name}"] = np.asarray(value, dtype=float)
+    out["kv_capacity_tokens"] = cap
+    out["kv_limited"] = b >= b_cap * (1.0 - 1e-6)
+    out["prefill_s"] = prefill
+    out["queue_wait_s"] = wait
+    pts = pts.drop(columns=["ttft_s"])
+    out = pd.concat([out, pts], axis=1)
+    out["ttft_s"] = prefill + wait
+    out["e2e_interactivity_tok_per_s_per_user"] = osl / (prefill + wait + osl * out["tpot_s"])
+    return out
+
+
+def cached_token_cost_ratio(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    isl_tokens: float,
+    cached_frac: float,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+) -> float:
+    """Return the model's own GPU-time cost of a cached input token relative to an uncached one.
+
+    With ``c = cached_frac x ISL`` cached tokens and ``t(L, c)`` the prefill time of a prompt of
+    ``L`` tokens of which ``c`` are cached (:func:`~tokenomics.perf.step.prefill_time_s`):
+
+    * an uncached token costs what the cache saves per token,
+      ``t_u = (t(ISL, 0) - t(ISL, c)) / c`` (its linear layers and its attention);
+    * a cached token costs what its presence adds to the new tokens' prefill,
+      ``t_c = (t(ISL, c) - t(ISL - c, 0)) / c`` (the KV read of the prefix and the new tokens'
+      attention to it).
+
+    ``ratio = t_c / t_u`` replaces the fixed 10 % convention in the GPU-time cost split.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    isl_tokens : float
+        Prompt length [tokens], > 0.
+    cached_frac : float
+        Cached share of the prompt, in (0, 1).
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Efficiencies.
+
+    Returns
+    -------
+    float
+        Cost of a cached input token / cost of an uncached one, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``cached_frac`` outside (0, 1) or a non-positive prompt length.
+
+    Examples
+    --------
+    >>> from tokenomics.perf import ServingConfig
+    >>> r = cached_token_cost_ratio("deepseek-r1", "b200", isl_tokens=100_000.0, cached_frac=0.95,
+    ...                             config=ServingConfig(tp=8, ep=8, kv_precision="fp8"))
+    >>> 0.0 < r < 0.1
+    True
+    """
+    if not 0.0 < cached_frac < 1.0:
+        raise ValueError(f"cached_frac={cached_frac!r} must lie in (0, 1)")
+    if not isl_tokens > 0:
+        raise ValueError(f"isl_tokens={isl_tokens!r} must be > 0")
+    c = cached_frac * isl_tokens
+    new = isl_tokens - c
+    full = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors)
+    with_cache = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
+                                cached_tokens=c)
+    alone = prefill_time_s(model, hardware, isl_tokens=new, config=config, factors=factors)
+    t_uncached = (full - with_cache) / c
+    # the cached prefix adds attention to it and its KV read to the new tokens' prefill
+    t_cached = max(with_cache - alone, 0.0) / c
+    if t_uncached <= 0:
+        raise ValueError("the prefill model gives no saving for cached tokens; check the configuration")
+    return float(min(t_cached / t_uncached, 1.0))
+
+
+def project_session_curve(
+    model: Model | str,
+    hardware: Hardware | str,
+    workload: Workload,
+    *,
+    sessions: Sequence[float] | np.ndarray | None = None,
+    configs: ServingConfig | Mapping[str, Any] | Iterable[ServingConfig | Mapping[str, Any]] | None = None,
+    factors: RooflineFactors | None = None,
+    band: tuple[float, float] | None = None,
+    frontier: bool = False,
+) -> pd.DataFrame:
+    """Project a throughput-vs-interactivity curve of a session workload (agentic coding).
+
+    Like :func:`~tokenomics.perf.project_curve` (same configuration search, schema, band and
+    columns) with each point from :func:`session_points`: ``concurrency`` is the number of
+    concurrent sessions, and the frame adds ``theoretical_cache_hit_frac``,
+    ``realized_cache_hit_frac``, ``in_flight``, ``kv_capacity_tokens``, ``kv_limited``,
+    ``queue_wait_s`` and ``cached_cost_ratio`` (the model's own cost of a cached vs an uncached
+    input token, :func:`cached_token_cost_ratio`, at the realized hit rate).
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    workload : Workload
+        A ``kind="sessions"`` workload.
+    sessions : sequence of float, optional
+        Concurrent sessions per replica (default :data:`DEFAULT_SESSIONS`).
+    configs, factors, band, frontier
+        As in :func:`~tokenomics.perf.project_curve`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Curve-schema rows (``workload`` = the workload's name, ``isl_tokens``/``osl_tokens`` its
+        means, ``ttft_median_s`` = prefill + queueing) plus the columns above.
+
+    Raises
+    ------
+    ValueError
+        A fixed-sequence workload, or no configuration holds one session context.
+    """
+    m, hw = _as_model(model), _as_hardware(hardware)
+    if factors is None:
+        from tokenomics.perf.calibrate import bundled_calibration  # heavy: the calibration table
+
+        cal = bundled_calibration()
+        factors = cal.factors_for(hw)
+        band = band if band is not None else cal.band
+    lo, hi = band if band is not None else UNCALIBRATED_BAND
+    grid = np.asarray(DEFAULT_SESSIONS if sessions is None else sessions, dtype=float)
+    isl, osl = workload.isl_tokens, workload.osl_tokens
+    frames = []
+    for cfg in _configs(configs, m, hw):
+        try:
+            pts = session_points(m, hw, grid, workload, config=cfg, factors=factors)
+        except ValueError:
+            continue
+        h = pts["realized_cache_hit_frac"].to_numpy()
+        ratios = [
+            cached_token_cost_ratio(m, hw, isl_tokens=isl, cached_frac=float(np.clip(x, 1e-3, 1 - 1e-3)),
+                                    config=cfg, factors=factors)
+            for x in np.unique(np.round(h, 3))
+        ]
+        lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))
+        w = cfg.weight_precision or m.native_weight_precision
+        frame = pd.DataFrame({
+            "hardware_id": hw.hardware_id, "model_id": m.model_id, "hardware_name": hw.name,
+            "model_name": m.name, "model_in_catalog": True, "precision": w, "framework": "roofline",
+            "spec_decoding": "mtp" if cfg.mtp_draft_tokens else "none",
+            "disaggregated": cfg.disaggregated, "workload": workload.name,
+            "isl_tokens": isl, "osl_tokens": osl, "concurrency": pts["sessions"],
+            "tp": float(cfg.tp), "ep": float(cfg.ep), "pp": float(cfg.pp), "dp_attention": cfg.dp_attention,
+            "num_gpus": pts["num_gpus"], "num_prefill_gpus": pts["num_prefill_gpus"],
+            "num_decode_gpus": pts["num_decode_gpus"],
+            "throughput_tok_per_s_per_gpu": pts["throughput_tok_per_s_per_gpu"],
+            "input_throughput_tok_per_s_per_gpu": pts["input_throughput_tok_per_s_per_gpu"],
+            "output_throughput_tok_per_s_per_gpu": pts["output_throughput_tok_per_s_per_gpu"],
+            "interactivity_tok_per_s_per_user": pts["interactivity_tok_per_s_per_user"],
+            "e2e_interactivity_tok_per_s_per_user": pts["e2e_interactivity_tok_per_s_per_user"],
+            "ttft_median_s": pts["ttft_s"], "tpot_median_s": pts["tpot_s"],
+            "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
+            "cache_hit_frac": pts["realized_cache_hit_frac"],
+            "gpu_cache_hit_frac": pts["realized_cache_hit_frac"],
+            "theoretical_cache_hit_frac": pts["theoretical_cache_hit_frac"],
+            "kv_offload": "none",
+            "kind": "projected", "source": "tokenomics.perf",
+            "note": (f"session projection, {config_label(cfg, m)}; factors: {factors.source}; "
+                     f"throughput band x{lo:.2f}-x{hi:.2f}"),
+            "parallelism": cfg.label, "config": config_label(cfg, m),
+            BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
+            BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi,
+            "realized_cache_hit_frac": pts["realized_cache_hit_frac"],
+            "in_flight": pts["concurrency"], "kv_capacity_tokens": pts["kv_capacity_tokens"],
+            "kv_limited": pts["kv_limited"], "queue_wait_s": pts["queue_wait_s"],
+            "cached_cost_ratio": [lookup[x] for x in np.round(h, 3)],
+            "bound": pts["bound"], "step_time_s": pts["step_time_s"], "factors_source": factors.source,
+        })
+        frames.append(frame)
+    if not frames:
+        raise ValueError(
+            f"no configuration of {m.model_id} on {hw.hardware_id} holds one {isl + osl:,.0f}-token "
+            f"session context of workload {workload.name!r}"
+        )
+    out = conform(pd.concat(frames, ignore_index=True))
+    if frontier:
+        from tokenomics.curves.frontier import pareto_frontier
+
+        out = pareto_frontier(out, by=None).reset_index(drop=True)
+    out.attrs["band"] = (lo, hi)
+    out.attrs["workload"] = workload.name
+    return out

@@ -1,0 +1,106 @@
+"""Session (agentic) projection: cached prefill, KV-bounded concurrency, realized hits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tokenomics.perf import (
+    RooflineFactors,
+    ServingConfig,
+    cached_token_cost_ratio,
+    kv_capacity_tokens,
+    prefill_time_s,
+    project_session_curve,
+    roofline_points,
+    session_points,
+)
+from tokenomics.workload import Workload, workload
+
+CFG = ServingConfig(tp=8, ep=8, weight_precision="fp4", dense_weight_precision="fp8", kv_precision="fp8")
+IDEAL = RooflineFactors.ideal()
+
+
+def test_kv_capacity_by_hand() -> None:
+    # DeepSeek-R1 on 8 x B200, FP8 MLA cache replicated on every rank (no DP attention):
+    # 61 layers x 656 B = 40,016 B/token per GPU; capacity = (usable HBM - weights) / 40,016
+    import tokenomics as tk
+    from tokenomics.perf import weight_bytes_per_gpu
+
+    hw = tk.hardware("b200")
+    usable = hw.hbm_capacity_bytes * IDEAL.usable_hbm_frac
+    expected = (usable - weight_bytes_per_gpu("deepseek-r1", "b200", config=CFG)) / 40_016
+    assert kv_capacity_tokens("deepseek-r1", "b200", config=CFG, factors=IDEAL) == pytest.approx(expected, rel=1e-3)
+
+
+def test_cached_prefill_computes_only_new_tokens() -> None:
+    # ideal factors, compute-bound: FLOP(ISL=8k, 7k cached) = linear x 1k + attention x (1k x 7k + 1k x 1001 / 2)
+    full = prefill_time_s("deepseek-r1", "b200", isl_tokens=8192.0, config=CFG, factors=IDEAL)
+    part = prefill_time_s("deepseek-r1", "b200", isl_tokens=8192.0, config=CFG, factors=IDEAL, cached_tokens=7168.0)
+    alone = prefill_time_s("deepseek-r1", "b200", isl_tokens=1024.0, config=CFG, factors=IDEAL)
+    assert alone < part < full
+    zero = prefill_time_s("deepseek-r1", "b200", isl_tokens=8192.0, config=CFG, factors=IDEAL, cached_tokens=0.0)
+    assert zero == pytest.approx(full)
+
+
+def test_decode_reads_full_context_whatever_is_cached() -> None:
+    a = roofline_points("deepseek-r1", "b200", [4.0], isl_tokens=8192.0, osl_tokens=512.0, config=CFG,
+                        factors=IDEAL, cached_tokens=0.0, check_capacity=False)
+    b = roofline_points("deepseek-r1", "b200", [4.0], isl_tokens=8192.0, osl_tokens=512.0, config=CFG,
+                        factors=IDEAL, cached_tokens=8000.0, check_capacity=False)
+    # cached prompts add only their KV read to the step's memory traffic, never remove decode reads
+    assert b["kv_bytes_per_gpu"].iloc[0] >= a["kv_bytes_per_gpu"].iloc[0]
+    assert b["ttft_s"].iloc[0] < a["ttft_s"].iloc[0]
+    assert b["throughput_tok_per_s_per_gpu"].iloc[0] > a["throughput_tok_per_s_per_gpu"].iloc[0]
+
+
+def test_cached_tokens_out_of_range_raises() -> None:
+    with pytest.raises(ValueError, match="cached_tokens"):
+        prefill_time_s("deepseek-r1", "b200", isl_tokens=1000.0, config=CFG, cached_tokens=2000.0)
+    with pytest.raises(ValueError, match="cached_tokens"):
+        roofline_points("deepseek-r1", "b200", [1.0, 2.0], config=CFG, cached_tokens=[1.0, 2.0, 3.0])
+
+
+def test_session_points_hits_fall_and_concurrency_is_kv_bounded() -> None:
+    w = workload("agentic-coding")
+    pts = session_points("deepseek-r1", "b200", [1.0, 4.0, 16.0, 64.0, 256.0], w, config=CFG)
+    hits = pts["realized_cache_hit_frac"].to_numpy()
+    assert hits[0] == pytest.approx(w.cached_prefix_frac, abs=1e-6)
+    assert np.all(np.diff(hits) <= 1e-12)
+    assert hits[-1] < 0.01
+    cap = pts["kv_capacity_tokens"].iloc[0]
+    assert np.all(pts["concurrency"] <= cap / (w.isl_tokens + w.osl_tokens) + 1e-9)
+    assert bool(pts["kv_limited"].iloc[-1])
+    assert np.all(pts["ttft_s"] >= pts["prefill_s"])
+    assert pts["queue_wait_s"].iloc[-1] > 0
+
+
+def test_idle_gaps_lower_the_in_flight_batch() -> None:
+    base = Workload(name="s", isl_tokens=50_000, osl_tokens=500, kind="sessions", cached_prefix_frac=0.9)
+    idle = base.model_copy(update={"idle_s_between_turns": 60.0})
+    a = session_points("deepseek-r1", "b200", 8.0, base, config=CFG)
+    b = session_points("deepseek-r1", "b200", 8.0, idle, config=CFG)
+    assert a["concurrency"].iloc[0] == pytest.approx(8.0)
+    assert b["concurrency"].iloc[0] < 8.0
+    assert b["interactivity_tok_per_s_per_user"].iloc[0] > a["interactivity_tok_per_s_per_user"].iloc[0]
+
+
+def test_fixed_workload_is_refused() -> None:
+    with pytest.raises(ValueError, match="kind='sessions'"):
+        session_points("deepseek-r1", "b200", 4.0, workload("8k/1k"), config=CFG)
+
+
+def test_cached_token_cost_ratio_is_small_and_model_specific() -> None:
+    r = cached_token_cost_ratio("deepseek-r1", "b200", isl_tokens=100_000.0, cached_frac=0.95, config=CFG)
+    assert 0.0 < r < 0.1
+    with pytest.raises(ValueError, match="cached_frac"):
+        cached_token_cost_ratio("deepseek-r1", "b200", isl_tokens=1e5, cached_frac=1.0, config=CFG)
+
+
+def test_project_session_curve_schema() -> None:
+    c = project_session_curve("kimi-k2.7", "b200", workload("agentic-coding"), sessions=[1.0, 8.0, 64.0],
+                              configs=ServingConfig(tp=8, ep=8, weight_precision="fp4", kv_precision="fp8"))
+    assert set(c["workload"]) == {"agentic-coding"}
+    assert {"theoretical_cache_hit_frac", "realized_cache_hit_frac", "cached_cost_ratio",
+            "ttft_median_s", "interactivity_tok_per_s_per_user"} <= set(c.columns)
+    assert (c["realized_cache_hit_frac"] <= c["theoretical_cache_hit_frac"] + 1e-12).all()
