@@ -88,8 +88,9 @@ class Pool(BaseModel):
 
     Attributes
     ----------
-    hardware : str
-        Catalog hardware id or alias (resolved to the id).
+    hardware : str or Hardware
+        Catalog hardware id or alias (resolved to the id), or a :class:`Hardware` entry (kept as
+        given, e.g. one with :meth:`~tokenomics.catalog.CatalogEntry.with_values` overrides).
     config : ServingConfig
         Parallelism and precisions of one replica of the pool (``disaggregated`` is implied).
     num_gpus : int or None
@@ -105,18 +106,23 @@ class Pool(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    hardware: str
+    hardware: Hardware | str
     config: ServingConfig = Field(default_factory=ServingConfig)
     num_gpus: int | None = None
 
     @field_validator("hardware", mode="before")
     @classmethod
-    def _resolve_hardware(cls, value: Any) -> str:
+    def _resolve_hardware(cls, value: Any) -> Hardware | str:
         from tokenomics.catalog import resolve_hardware_id
 
         if isinstance(value, Hardware):
-            return value.hardware_id
+            return value
         return resolve_hardware_id(str(value))
+
+    @property
+    def hardware_id(self) -> str:
+        """Catalog id of the pool's hardware."""
+        return self.hardware.hardware_id if isinstance(self.hardware, Hardware) else self.hardware
 
     @field_validator("config")
     @classmethod
@@ -130,12 +136,12 @@ class Pool(BaseModel):
             return self
         if n <= 0:
             raise ValueError(
-                f"num_gpus={n} of the {self.hardware} pool must be a positive number of accelerators "
+                f"num_gpus={n} of the {self.hardware_id} pool must be a positive number of accelerators "
                 "(a disaggregated plan needs both a prefill and a decode pool)"
             )
         if n % self.config.num_gpus:
             raise ValueError(
-                f"num_gpus={n} of the {self.hardware} pool is not a multiple of its replica size "
+                f"num_gpus={n} of the {self.hardware_id} pool is not a multiple of its replica size "
                 f"tp x pp = {self.config.num_gpus} ({self.config.label})"
             )
         return self
@@ -190,7 +196,7 @@ class ServingPlan(BaseModel):
     def label(self) -> str:
         """``'prefill <hw> <parallelism> + decode <hw> <parallelism>'``."""
         p, d = self.prefill, self.decode
-        return f"prefill {p.hardware} {p.config.label} + decode {d.hardware} {d.config.label}"
+        return f"prefill {p.hardware_id} {p.config.label} + decode {d.hardware_id} {d.config.label}"
 
 
 def _scaleout_bytes_per_s(hw: Hardware, role: str) -> float:
@@ -698,8 +704,8 @@ def project_disagg_curve(
     errors: list[str] = []
     for cfg in cfgs_d:
         plan = ServingPlan(
-            prefill=Pool(hardware=hw_p.hardware_id, config=cfg_p),
-            decode=Pool(hardware=hw_d.hardware_id, config=cfg, num_gpus=num_decode_gpus),
+            prefill=Pool(hardware=hw_p, config=cfg_p),
+            decode=Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus),
             prefill_max_utilization_frac=prefill_max_utilization_frac,
             kv_transfer_eff_frac=kv_transfer_eff_frac,
         )
