@@ -36,10 +36,19 @@ def test_existing_subcommands_still_work(capsys, argv):
     assert out.strip()
 
 
+def _subcommands() -> list[str]:
+    import argparse
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(action.choices)
+
+
 def test_help_has_examples_for_every_subcommand(capsys):
     parser = build_parser()
     assert "tokenomics report" in parser.format_help()
-    for name in ("tco", "cost", "margin", "ingest", "report"):
+    assert {"hardware", "models", "prices", "tco", "cost", "margin", "ingest", "report"} <= set(_subcommands())
+    for name in _subcommands():
         with pytest.raises(SystemExit) as exc:
             main([name, "--help"])
         assert exc.value.code == 0
@@ -193,7 +202,8 @@ def test_pydantic_errors_become_one_line_without_url(capsys, tmp_path):
     rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--isl", "5000000", "--osl", "1000", "-q")
     assert rc == 2
     _one_line_error(err, "report")
-    assert "isl_tokens" in err
+    assert "--isl" in err  # the flag the user typed, not the library's field name
+    assert "isl_tokens" not in err
     assert "5e+06" in err or "5000000" in err
     assert "errors.pydantic.dev" not in err
     assert "validation error" not in err
@@ -269,3 +279,89 @@ def test_report_command(capsys, tmp_path):
     assert rc == 2
     _one_line_error(err, "report")
     assert (tmp_path / "other" / "a.txt").exists()
+
+
+@pytest.mark.parametrize("flag", ["--utilization", "--license-fee", "--cache-hit"])
+def test_percent_sign_hints_the_fraction(capsys, flag):
+    rc, out, err = run_exit(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000",
+                            flag, "60%")
+    assert rc == 2
+    assert out == ""
+    _one_line_error(err, "margin")
+    assert flag in err
+    assert "0.60" in err
+
+
+def test_not_a_number_names_the_flag(capsys):
+    rc, _, err = run_exit(capsys, "cost", "--hardware", "b200", "--throughput", "fast")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "--throughput" in err
+    assert "--help" in err
+
+
+def run_exit(capsys, *argv: str) -> tuple[int, str, str]:
+    """Run main(); argparse errors exit, and their status is returned like main()'s."""
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:
+        rc = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def test_library_errors_name_cli_flags(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "b200", "--throughput", "1000", "--utilization", "60")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "--utilization" in err
+    assert "utilization_frac" not in err
+    assert "0.6" in err  # the fix
+
+
+def test_unknown_name_points_to_the_listing_command(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "gb2000", "--throughput", "1000")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "closest" in err
+    assert "`tokenomics hardware`" in err
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+@pytest.mark.parametrize("argv", [("hardware",), ("models",), ("prices",), ("tco", "gb200"),
+                                  ("cost", "--hardware", "b200", "--hardware", "gb200", "--throughput", "1000")])
+def test_tables_fit_the_terminal(capsys, monkeypatch, width, argv):
+    monkeypatch.setenv("COLUMNS", str(width))
+    rc, out, _ = run(capsys, *argv)
+    assert rc == 0
+    table_lines = [ln for ln in out.splitlines() if not ln.startswith(("TCO of", "note:"))]
+    assert max(len(ln) for ln in table_lines) <= width
+    assert "e+" not in out
+
+
+def test_columns_choose_what_is_shown(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    rc, out, _ = run(capsys, "hardware", "--columns", "name,tdp_w,hbm_bandwidth_tb_per_s")
+    assert rc == 0
+    header = " ".join(out.splitlines()[:3])
+    assert "[W]" in header
+    assert "[TB/s]" in header
+    assert "more column" not in out
+    rc, out, _ = run(capsys, "hardware")
+    assert "more columns" in out  # at 60 characters not everything fits: the note says what is left out
+    assert "--columns" in out
+    rc, _, err = run(capsys, "hardware", "--columns", "name,tdpw")
+    assert rc == 2
+    _one_line_error(err, "hardware")
+    assert "tdp_w" in err
+
+
+def test_table_headers_carry_units(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "1000")
+    assert rc == 0
+    lines = out.splitlines()
+    rule = next(i for i, ln in enumerate(lines) if ln.startswith("─"))
+    header = " ".join(" ".join(lines[:rule]).split())
+    for unit in ("[tok/s/GPU]", "[USD/Mtok]", "[USD/GPU-hour]", "[kW/accelerator]"):
+        assert unit in header

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import io
 import math
 import os
+import re
+import shutil
 import sys
-from collections.abc import Callable, Sequence
+import textwrap
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import numpy as np
 import pandas as pd
 import pydantic
 
@@ -76,17 +82,162 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
+_CHOSEN: dict[str, list[str] | None] = {"columns": None}
+"""Columns chosen with ``--columns`` for the running command (None: as many as fit)."""
+
+
+def _terminal_width() -> int:
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
+
+
 def _emit(frame: pd.DataFrame, fmt: str, *, index: bool = True) -> None:
-    """Print a table in the requested format."""
+    """Print a table in the requested format; a table fits the terminal (or shows ``--columns``)."""
     if fmt == "csv":
         sys.stdout.write(_dates_as_text(frame).to_csv(index=index))
     elif fmt == "json":
         out = _dates_as_text(frame.reset_index() if index else frame)
         sys.stdout.write(out.to_json(orient="records", date_format="iso", indent=2) + "\n")
     else:
-        with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 200,
-                               "display.max_colwidth", 60):
-            sys.stdout.write(frame.to_string(index=index, na_rep="-") + "\n")
+        sys.stdout.write(render_table(frame.reset_index() if index else frame, columns=_CHOSEN["columns"],
+                                      width=_terminal_width()))
+
+
+def _cell_text(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | float | np.integer | np.floating):
+        return _number(float(value))
+    if isinstance(value, dt.datetime | pd.Timestamp):
+        return value.strftime("%Y-%m-%d") if value == value.normalize() else value.isoformat()  # type: ignore[union-attr]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return " ".join(str(value).split())
+
+
+def _header(column: str) -> str:
+    """``"name [unit]"`` from a unit-suffixed column; a bare unit column (``usd_per_gpu_hour``) is its unit."""
+    from tokenomics.outputs.plot import label_for
+
+    text = label_for(column)
+    if "[" not in text:
+        probe = label_for(f"x_{column}")
+        if probe.startswith("x ["):
+            return probe[3:-1]
+    return text
+
+
+def _column_texts(values: pd.Series) -> list[str]:
+    """Cell texts of one column: numbers share one format chosen from the column's magnitude."""
+    if not (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)):
+        return [_cell_text(v) for v in values.tolist()]
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    finite = x[np.isfinite(x)]
+    if finite.size == 0:
+        return ["-"] * len(x)
+    if np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
+        fmt = "{:,.0f}"
+    else:
+        typical = float(np.median(np.abs(finite[finite != 0]))) if np.any(finite != 0) else 0.0
+        if typical >= 1000:
+            fmt = "{:,.0f}"
+        elif typical >= 100:
+            fmt = "{:,.1f}"
+        elif typical >= 1:
+            fmt = "{:,.2f}"
+        elif typical >= 0.01 or typical == 0:
+            fmt = "{:.3f}"
+        else:
+            fmt = "{:.3g}"
+    return [fmt.format(v) if math.isfinite(v) else ("-" if math.isnan(v) else str(v)) for v in x]
+
+
+def render_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None, width: int = 100,
+                 headers: bool = True) -> str:
+    """Render a table for a terminal of ``width`` characters (rich), units in the headers.
+
+    Numbers get separators and a fixed number of decimals, dates are ``YYYY-MM-DD``. Columns are
+    kept left to right while they fit; the rest are named in a note under the table, to be chosen
+    with ``--columns`` (or seen with ``--format csv``). Columns without any value are left out
+    unless chosen.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (its index is not shown).
+    columns : sequence of str, optional
+        Columns to show, in order (``--columns``); default as many as fit.
+    width : int, default 100
+        Terminal width [characters].
+    headers : bool, default True
+        Headers ``"name [unit]"`` built from the column names (:func:`tokenomics.plot.label_for`);
+        False: the column names as they are.
+
+    Returns
+    -------
+    str
+        The rendered table, ending with a newline.
+
+    Raises
+    ------
+    KeyError
+        A name in ``columns`` is not a column (close matches listed).
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from tokenomics._validate import unknown_name_error
+
+    names = [str(c) for c in frame.columns]
+    if columns:
+        for c in columns:
+            if c not in names:
+                raise unknown_name_error("--columns name", c, names)
+        chosen = list(dict.fromkeys(columns))
+    else:
+        chosen = names
+    cells = {c: _column_texts(frame[c]) for c in chosen}
+    titles = {c: (_header(c) if headers else c) for c in chosen}
+    numeric = {c: bool(len(frame)) and pd.api.types.is_numeric_dtype(frame[c]) and not
+               pd.api.types.is_bool_dtype(frame[c]) for c in chosen}
+
+    def need(c: str) -> int:
+        title = titles[c]
+        head = len(title) if len(title) <= 14 else max((len(w) for w in title.split()), default=1)
+        widest = max([head, *(len(v) for v in cells[c])])
+        return widest if numeric[c] else min(widest, max(head, 36))  # long text wraps
+
+    empty = [c for c in chosen if not columns and all(v in ("-", "") for v in cells[c])]
+    shown: list[str] = []
+    used = 0
+    for c in (c for c in chosen if c not in empty):
+        extra = need(c) + (2 if shown else 0)
+        if shown and not columns and used + extra > width:
+            break
+        shown.append(c)
+        used += extra
+    left_out = [c for c in chosen if c not in shown and c not in empty]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold",
+                  collapse_padding=True, expand=False)
+    for c in shown:
+        w = min(need(c), width)
+        head = "\n".join(textwrap.wrap(titles[c], width=w, break_on_hyphens=False)) or titles[c]
+        table.add_column(Text(head, style="bold"), justify="right" if numeric[c] else "left", no_wrap=False,
+                         width=w, overflow="fold")
+    for i in range(len(frame)):
+        table.add_row(*(Text(cells[c][i]) for c in shown))
+    buf = io.StringIO()
+    console = Console(file=buf, width=max(width, used), color_system=None, highlight=False, soft_wrap=False)
+    console.print(table)
+    text = "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+    if left_out:
+        note = (f"({len(left_out)} more column{'s' if len(left_out) > 1 else ''}: {', '.join(left_out)}; "
+                "choose with --columns, or see all with --format csv)")
+        text += "\n".join(textwrap.wrap(note, width=width, break_on_hyphens=False)) + "\n"
+    return text
 
 
 HARDWARE_COLUMNS = [
@@ -124,6 +275,26 @@ def _cmd_prices(args: argparse.Namespace) -> None:
 # --- tco, cost, margin, ingest, report ---------------------------------------------------------
 
 
+def _progress(items: Sequence[str], what: str) -> Iterator[str]:
+    """Iterate ``items`` with a progress bar on stderr (a terminal only; it appears after 2 s)."""
+    if not sys.stderr.isatty():
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    start = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True, auto_refresh=False) as bar:
+        task = bar.add_task(what, total=len(items))
+        for item in items:
+            bar.update(task, description=f"{what}: {item}")
+            if time.perf_counter() - start > 2.0:
+                bar.refresh()
+            yield item
+            bar.advance(task)
+
+
 def _fraction(name: str, value: float | None, *, open_low: bool = False, open_high: bool = False) -> None:
     """Validate a fraction option; a percent (e.g. 60) gets the hint to write 0.60."""
     if value is not None:
@@ -136,7 +307,7 @@ def _add_tco_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tco-vintage", help="published TCO of this set, e.g. 2026-09 (implies a published basis)")
     g.add_argument("--tco-tier", help="published TCO tier: hyperscaler, neocloud, rental, internal "
                                       "(implies a published basis)")
-    g.add_argument("--cost-per-gpu-hour", type=float, metavar="USD",
+    g.add_argument("--cost-per-gpu-hour", type=_number_arg, metavar="USD",
                    help="explicit TCO [USD/GPU-hour] on every system")
 
 
@@ -224,11 +395,11 @@ def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> No
     p.add_argument("--hardware", action="append", required=True, metavar="NAME",
                    help="hardware name or alias; repeat for several")
     p.add_argument("--model", required=need_model, help="model name or alias")
-    p.add_argument("--interactivity", type=float, metavar="TOK_PER_S_PER_USER",
+    p.add_argument("--interactivity", type=_number_arg, metavar="TOK_PER_S_PER_USER",
                    help="read throughput off the model's curve here (default 50 tok/s/user)")
-    p.add_argument("--throughput", type=float, metavar="TOK_PER_S_PER_GPU",
+    p.add_argument("--throughput", type=_number_arg, metavar="TOK_PER_S_PER_GPU",
                    help="give throughput directly (input + output tokens/s per GPU)")
-    p.add_argument("--utilization", type=float, default=DEFAULT_UTILIZATION_FRAC,
+    p.add_argument("--utilization", type=_number_arg, default=DEFAULT_UTILIZATION_FRAC,
                    help="busy fraction of paid hours (default 0.6)")
     _add_traffic_options(p)
     _add_tco_options(p)
@@ -237,8 +408,8 @@ def _add_workload_options(p: argparse.ArgumentParser, *, need_model: bool) -> No
 def _add_traffic_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workload", metavar="NAME",
                    help=f"workload preset: {', '.join(workload_names())} (default {DEFAULT_WORKLOAD})")
-    p.add_argument("--isl", type=float, help="input tokens per request of a custom fixed workload (with --osl)")
-    p.add_argument("--osl", type=float, help="output tokens per request of a custom fixed workload (with --isl)")
+    p.add_argument("--isl", type=_number_arg, help="input tokens per request of a custom fixed workload (with --osl)")
+    p.add_argument("--osl", type=_number_arg, help="output tokens per request of a custom fixed workload (with --isl)")
 
 
 def _cmd_cost(args: argparse.Namespace) -> None:
@@ -250,7 +421,7 @@ def _cmd_cost(args: argparse.Namespace) -> None:
     m = tk.model(args.model) if args.model else None
     frames = [supply(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
                      interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization)
-              for hw in args.hardware]
+              for hw in _progress(args.hardware, f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
     if args.format == "table":
         shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
@@ -274,7 +445,7 @@ def _cmd_margin(args: argparse.Namespace) -> None:
                        license_fee_frac=args.license_fee, price_provider=args.provider,
                        input_usd_per_mtok=args.price_input, output_usd_per_mtok=args.price_output,
                        cached_input_usd_per_mtok=args.price_cached)
-              for hw in args.hardware]
+              for hw in _progress(args.hardware, f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
     if args.format != "table":
         _emit(frame, args.format, index=False)
@@ -398,6 +569,13 @@ def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
     return out
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line naming the flag, with a pointer to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``tokenomics`` command.
 
@@ -406,14 +584,14 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         Parser with one subparser per subcommand; each sets ``func``.
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokenomics",
         description="LLM inference economics on sourced catalogs: hardware, TCO, curves, cost and margin.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {tk.__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, func: Callable[[argparse.Namespace], None], help_text: str, *, fmt: bool = True,
             epilog: str | None = None) -> argparse.ArgumentParser:
@@ -422,15 +600,24 @@ def build_parser() -> argparse.ArgumentParser:
         if fmt:
             p.add_argument("--format", choices=("table", "csv", "json"), default="table",
                            help="output format (default: table)")
+            p.add_argument("--columns", metavar="COL,COL", type=_column_list,
+                           help="columns of the table, comma-separated (default: as many as fit the terminal)")
         p.set_defaults(func=func)
         return p
 
-    hw = add("hardware", _cmd_hardware, "list accelerators, or show one with units and sources")
+    hw = add("hardware", _cmd_hardware, "list accelerators, or show one with units and sources",
+             epilog="examples:\n  tokenomics hardware\n  tokenomics hardware show \"GB200 NVL72\"\n"
+                    "  tokenomics hardware --columns name,hbm_capacity_gb,hbm_bandwidth_tb_per_s\n"
+                    "  tokenomics hardware --format csv > hardware.csv\n")
     hw.add_argument("action", nargs="?", choices=("list", "show"), default="list")
     hw.add_argument("name", nargs="?", help="hardware name or alias (for show)")
-    md = add("models", _cmd_models, "list model architectures, or show one")
+    md = add("models", _cmd_models, "list model architectures, or show one",
+             epilog="examples:\n  tokenomics models\n  tokenomics models deepseek-r1\n"
+                    "  tokenomics models --format json\n")
     md.add_argument("name", nargs="?", help="model name or alias")
-    pr = add("prices", _cmd_prices, "list API prices [USD per million tokens]")
+    pr = add("prices", _cmd_prices, "list API prices [USD per million tokens]",
+             epilog="examples:\n  tokenomics prices --model deepseek-r1\n  tokenomics prices --provider DeepSeek\n"
+                    "  tokenomics prices --format csv > prices.csv\n")
     pr.add_argument("--model", help="only this model")
     pr.add_argument("--provider", help="only this provider")
     pr.add_argument("--tier", help="only this price tier: standard, batch, flex, priority, fast, off-peak")
@@ -453,13 +640,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "      --license-fee 0.3 --price-output 2.5 --throughput 1500\n"
                     "  tokenomics margin --hardware b200 --model deepseek-r1 --interactivity 40\n")
     _add_workload_options(ma, need_model=True)
-    ma.add_argument("--license-fee", type=float, metavar="FRAC",
+    ma.add_argument("--license-fee", type=_number_arg, metavar="FRAC",
                     help="license fee as a share of revenue (default 0.30 licensed, 0 open weights)")
-    ma.add_argument("--price-input", type=float, metavar="USD_PER_MTOK", help="override the input price")
-    ma.add_argument("--price-output", type=float, metavar="USD_PER_MTOK", help="override the output price")
-    ma.add_argument("--price-cached", type=float, metavar="USD_PER_MTOK", help="override the cached-input price")
+    ma.add_argument("--price-input", type=_number_arg, metavar="USD_PER_MTOK", help="override the input price")
+    ma.add_argument("--price-output", type=_number_arg, metavar="USD_PER_MTOK", help="override the output price")
+    ma.add_argument("--price-cached", type=_number_arg, metavar="USD_PER_MTOK", help="override the cached-input price")
     ma.add_argument("--provider", help="price provider (default first-party or latest)")
-    ma.add_argument("--cache-hit", type=float, metavar="FRAC",
+    ma.add_argument("--cache-hit", type=_number_arg, metavar="FRAC",
                     help="cached share of input tokens (replaces the workload's theoretical share)")
     ig = add("ingest", _cmd_ingest, "read benchmark results (InferenceX, AgentX, MLPerf) into tidy curve points",
              epilog="examples:\n  tokenomics ingest results/ -o points.csv\n"
@@ -467,9 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     ig.add_argument("path", metavar="PATH", help="a result file or a directory of them")
     ig.add_argument("-o", "--output", metavar="FILE", help="write CSV here (default: print to stdout)")
     ig.add_argument("--hardware", help="hardware of files that do not name it")
-    ig.add_argument("--gpus", type=float, help="GPUs of an aggregated raw run")
-    ig.add_argument("--prefill-gpus", type=float, help="prefill GPUs of a disaggregated raw run")
-    ig.add_argument("--decode-gpus", type=float, help="decode GPUs of a disaggregated raw run")
+    ig.add_argument("--gpus", type=_number_arg, help="GPUs of an aggregated raw run")
+    ig.add_argument("--prefill-gpus", type=_number_arg, help="prefill GPUs of a disaggregated raw run")
+    ig.add_argument("--decode-gpus", type=_number_arg, help="decode GPUs of a disaggregated raw run")
     ig.add_argument("--force", action="store_true", help="overwrite an existing output file")
     me = add("measure", _cmd_measure,
              "measure an OpenAI-compatible endpoint over a concurrency sweep -> measured curve points",
@@ -505,10 +692,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output directory (default: tokenomics-report)")
     rp.add_argument("--model", action="append", metavar="NAME", help="model; repeat for several")
     rp.add_argument("--hardware", action="append", metavar="NAME", help="hardware; repeat (default: all)")
-    rp.add_argument("--utilization", type=float, default=0.6, help="busy fraction of paid hours (default 0.6)")
-    rp.add_argument("--license-fee", type=float, metavar="FRAC",
+    rp.add_argument("--utilization", type=_number_arg, default=0.6, help="busy fraction of paid hours (default 0.6)")
+    rp.add_argument("--license-fee", type=_number_arg, metavar="FRAC",
                     help="license fee share of revenue for every model (default by license)")
-    rp.add_argument("--interactivity", type=float, default=50.0, metavar="TOK_PER_S_PER_USER",
+    rp.add_argument("--interactivity", type=_number_arg, default=50.0, metavar="TOK_PER_S_PER_USER",
                     help="reference interactivity of the margin table (default 50)")
     _add_traffic_options(rp)
     rp.add_argument("--provider", help="price provider (default first-party or latest)")
@@ -517,6 +704,31 @@ def build_parser() -> argparse.ArgumentParser:
                     help="replace DIR even if it holds files the report did not write")
     rp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
+
+
+def _number_arg(text: str) -> float:
+    """Parse a number flag; ``60%`` gets the hint to write the fraction ``0.60``."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    stripped = text.strip()
+    if stripped.endswith("%"):
+        try:
+            pct = float(stripped[:-1])
+        except ValueError:
+            pct = None
+        if pct is not None:
+            raise argparse.ArgumentTypeError(
+                f"{text} is a percent; write the fraction {pct / 100:.2f} (fractions are 0..1)")
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+
+
+def _column_list(text: str) -> list[str]:
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give column names separated by commas, e.g. --columns name,tdp_w")
+    return names
 
 
 def _validation_line(err: pydantic.ValidationError) -> str:
@@ -528,8 +740,52 @@ def _validation_line(err: pydantic.ValidationError) -> str:
     loc = ".".join(str(part) for part in first.get("loc", ()))
     msg = str(first.get("msg", "")).removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    text = f"{loc}: {msg}{more}" if loc else f"{msg}{more}"
+    text = f"{loc}: {msg}{more}" if loc and loc not in msg else f"{msg}{more}"
     return " ".join(text.split())
+
+
+FLAG_FOR_FIELD: dict[str, str] = {
+    "utilization_frac": "--utilization",
+    "license_fee_frac": "--license-fee",
+    "cache_hit_frac": "--cache-hit",
+    "throughput_tok_per_s_per_gpu": "--throughput",
+    "interactivity_tok_per_s_per_user": "--interactivity",
+    "reference_interactivity_tok_per_s_per_user": "--interactivity",
+    "isl_tokens": "--isl",
+    "osl_tokens": "--osl",
+    "input_usd_per_mtok": "--price-input",
+    "output_usd_per_mtok": "--price-output",
+    "cached_input_usd_per_mtok": "--price-cached",
+    "price_provider": "--provider",
+    "tco_profile": "--tco-profile",
+    "tco_vintage": "--tco-vintage",
+    "tco_tier": "--tco-tier",
+    "num_gpus": "--gpus",
+    "num_prefill_gpus": "--prefill-gpus",
+    "num_decode_gpus": "--decode-gpus",
+}
+"""Library field -> CLI flag, so that errors name what the user typed."""
+
+_LIST_COMMAND = (("unknown hardware", "tokenomics hardware"), ("unknown model", "tokenomics models"),
+                 ("provider", "tokenomics prices"))
+
+
+def _in_cli_terms(text: str, parser: argparse.ArgumentParser, command: str) -> str:
+    """Rewrite an error message in terms of the subcommand's flags, and point to the listing command."""
+    flags = set()
+    for action in parser._actions:  # the subcommand's parser: its own flags
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(command)
+            if sub is not None:
+                flags = {s for a in sub._actions for s in a.option_strings}
+    for field, flag in FLAG_FOR_FIELD.items():
+        if flag in flags:
+            text = re.sub(rf"(?<![\w-]){field}(?![\w])", flag, text)
+    for needle, listing in _LIST_COMMAND:
+        if needle in text.lower() and listing not in text:
+            text += f" (list them with `{listing}`)"
+            break
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -550,10 +806,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    _CHOSEN["columns"] = getattr(args, "columns", None)
     try:
         args.func(args)
     except pydantic.ValidationError as err:
-        sys.stderr.write(f"tokenomics {args.command}: error: {_validation_line(err)}\n")
+        sys.stderr.write(f"tokenomics {args.command}: error: "
+                         f"{_in_cli_terms(_validation_line(err), parser, args.command)}\n")
         return 2
     except BrokenPipeError:
         # the reader went away (e.g. `tokenomics hardware | head`): stop quietly
@@ -563,7 +821,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyError, ValueError, FileNotFoundError, FileExistsError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         text = " ".join(str(message).split())  # one line, also for multi-line validation errors
-        sys.stderr.write(f"tokenomics {args.command}: error: {text}\n")
+        sys.stderr.write(f"tokenomics {args.command}: error: {_in_cli_terms(text, parser, args.command)}\n")
         return 2
     return 0
 

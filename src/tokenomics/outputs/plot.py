@@ -85,6 +85,7 @@ _UNITS: tuple[tuple[str, str], ...] = (
     ("_tok_per_s_per_gpu", "tok/s/GPU"),
     ("_tok_per_s_per_user", "tok/s/user"),
     ("_tok_per_s_per_kw", "tok/s/kW"),
+    ("_kw_per_accelerator", "kW/accelerator"),
     ("_usd_per_gpu_hour", "USD/GPU-hour"),
     ("_usd_per_system_hour", "USD/system-hour"),
     ("_usd_per_gpu_year", "USD/GPU-year"),
