@@ -544,8 +544,10 @@ def test_missing_calibration_file_names_the_command(tmp_path: object) -> None:
         # native INT4 / MXFP4 experts narrower than FP8: kept, BF16 matrix multiplies (W4A16)
         ("kimi-k2.5", "h200", (None, "fp8", "fp8", "bf16")),
         ("gpt-oss-120b", "mi300x", (None, "fp8", "fp8", "bf16")),
-        # dense models: FP8 weights even where FP4 units exist; BF16 on BF16-only hardware
-        ("llama-3.3-70b", "b200", ("fp8", None, "fp8", None)),
+        # dense models: FP4 weights where FP4 units exist (MLPerf Llama submissions on
+        # Blackwell and MI355X); BF16 on BF16-only hardware
+        ("llama-3.3-70b", "b200", ("fp4", None, "fp8", None)),
+        ("llama-3.3-70b", "h100", ("fp8", None, "fp8", None)),
         ("llama-3.3-70b", "tpu-v5e", ("bf16", None, "bf16", None)),
     ],
 )
@@ -604,3 +606,22 @@ def test_default_projection_keeps_narrow_native_weights() -> None:
     assert tpu["config"].str.endswith("KV bf16").all()
     # 141 GB of BF16 weights do not fit 8 x 16 GB: the smallest TP that fits instead of TP <= 8
     assert set(tpu["tp"]) == {16.0}
+
+
+def test_models_larger_than_one_node_are_projected_across_nodes() -> None:
+    # DeepSeek-R1 in FP8 (~690 GB) does not fit 8 x 80 GB H100: wide EP over InfiniBand, or PP
+    pts = project_curve("deepseek-r1", "h100", isl_tokens=8192.0, osl_tokens=1024.0)
+    labels = set(pts["parallelism"])
+    assert {"tp16-ep16-dpa", "tp8-ep8-pp2"} <= labels
+    assert (pts["num_gpus"] > 8).all()
+    # hand calculation of the step's link time at ideal factors, 64 sequences on tp16-ep16-dpa,
+    # every collective over the 50 GB/s one-way scale-out link of an H100 (CX-7 400 Gb/s):
+    # 58 MoE layers x all-to-all of 64/16 tokens x 8 experts x 7168 x 15/16 remote x 3 bytes
+    # (FP8 dispatch + BF16 combine), + 3 dense layers x all-reduce 2 x 15/16 x 64 x 7168 x 2 bytes
+    a2a = 58 * (64 / 16 * 8 * 7168 * 15 / 16 * 3.0) / 50e9
+    allreduce = 3 * (2 * 15 / 16 * 64 * 7168 * 2.0) / 50e9
+    wide = roofline_points("deepseek-r1", "h100", [64.0], isl_tokens=8192.0, osl_tokens=1024.0,
+                           config=ServingConfig(tp=16, ep=16, dp_attention=True, weight_precision="fp8",
+                                                kv_precision="fp8", disaggregated=True),
+                           factors=RooflineFactors.ideal())
+    assert float(wide["comm_time_s"].iloc[0]) == pytest.approx(a2a + allreduce, rel=1e-9)

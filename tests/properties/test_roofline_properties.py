@@ -93,9 +93,8 @@ def test_best_practice_precisions_never_widen_weights_and_match_the_hardware(mod
     assert bytes_per_element(weights) <= bytes_per_element(m.native_weight_precision)
     if h.fp8_dense_tflops is not None:
         assert bytes_per_element(weights) <= 1.0
-    # FP4 only for routed experts, only on FP4 hardware
+    # FP4 chosen only on FP4 hardware
     if weights in ("fp4", "nvfp4") and p["weight_precision"] is not None:
-        assert m.is_moe
         assert h.fp4_dense_tflops is not None
     # KV cache FP8 exactly where the hardware has an FP8 rate
     assert p["kv_precision"] == ("fp8" if h.fp8_dense_tflops is not None else "bf16")

@@ -211,7 +211,9 @@ def frontier_configs(
     for aggregated serving and up to 64 accelerators, across the scale-out network where the
     domain is smaller, for disaggregated serving (wide-EP decode spans nodes: Dynamo, SGLang
     PD with DeepEP, MoRI); dense models: TP only, up to 8 within the domain. Configurations
-    whose weights leave no room for a KV cache are dropped.
+    whose weights leave no room for a KV cache are dropped. A model that no configuration
+    inside one domain holds is searched across domains (:func:`_multi_node_configs`: wide EP
+    with DP-attention over the scale-out network for MoE models, pipeline stages for all).
 
     Parameters
     ----------
@@ -254,12 +256,51 @@ def frontier_configs(
         for dpa, group in options:
             cfg = ServingConfig(tp=tp, ep=tp if model.is_moe else 1, dp_attention=dpa,
                                 attention_tp=group, **fields)
-            try:
-                if max_concurrency(model, hardware, config=cfg) >= 1:
-                    out.append(cfg)
-            except ValueError:
-                pass
+            if _holds(model, hardware, cfg):
+                out.append(cfg)
         tp *= 2
+    if not out and not model.is_moe:
+        # a dense model too large for TP 8: the smallest wider TP inside the domain that holds it
+        while tp <= min(domain, 64) and not out:
+            cfg = ServingConfig(tp=tp, **fields)
+            out = [cfg] if _holds(model, hardware, cfg) else []
+            tp *= 2
+    if not out and not fields.get("disaggregated"):
+        limit = min(domain, 64)
+        out = [c for c in _multi_node_configs(model, hardware, limit, **fields) if _holds(model, hardware, c)]
+    return out
+
+
+MULTI_NODE_PP: tuple[int, ...] = (2, 4, 8)
+"""Pipeline stages searched when a model fits no configuration inside one scale-up domain."""
+MULTI_NODE_EP_LIMIT: int = 64
+"""Widest expert parallelism searched across scale-up domains (DeepSeek serves V3/R1 decode
+with EP across H800 nodes over InfiniBand: DeepSeek-V3 report, arXiv:2412.19437, section 3.4)."""
+
+
+def _holds(model: Model, hardware: Hardware, cfg: ServingConfig) -> bool:
+    try:
+        return max_concurrency(model, hardware, config=cfg) >= 1
+    except ValueError:
+        return False
+
+
+def _multi_node_configs(model: Model, hardware: Hardware, limit: int, **fields: object) -> list[ServingConfig]:
+    """Return configurations spanning scale-up domains, for models no single domain holds.
+
+    MoE models: wide expert parallelism with data-parallel attention over ``tp = ep`` ranks
+    beyond the domain (all-to-all over the scale-out network), up to
+    :data:`MULTI_NODE_EP_LIMIT`; every model: the largest in-domain tensor parallelism with
+    :data:`MULTI_NODE_PP` pipeline stages (one activation send per stage boundary).
+    """
+    out: list[ServingConfig] = []
+    if model.is_moe:
+        tp = 2 * limit
+        while tp <= MULTI_NODE_EP_LIMIT:
+            out.append(ServingConfig(tp=tp, ep=tp, dp_attention=True, **fields))
+            tp *= 2
+    for pp in MULTI_NODE_PP:
+        out.append(ServingConfig(tp=limit, ep=limit if model.is_moe else 1, pp=pp, **fields))
     return out
 
 
@@ -996,7 +1037,7 @@ def calibration_table(calibration: Calibration) -> pd.DataFrame:
     """
     rows: list[dict[str, object]] = []
     for scope, f in calibration.fitted.items():
-        for name, value in f.model_dump(exclude={"source"}).items():
+        for name, value in f.model_dump(exclude={"source", "operator_tables"}).items():
             note = "fitted" if name in FITTED_FACTORS else "stated default (not fitted)"
             rows.append({"scope": scope, "parameter": name, "value": float(value),
                          "unit": _UNITS.get(name, "fraction"), "note": note})

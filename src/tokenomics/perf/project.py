@@ -32,9 +32,9 @@ BAND_COLUMNS: tuple[str, str] = ("throughput_low_tok_per_s_per_gpu", "throughput
 """Extra columns of a projected curve holding its uncertainty band [tok/s/GPU]."""
 
 PRECISION_RULE: str = (
-    "best-practice precisions: routed-expert weights FP4 on hardware with FP4 units (MoE models "
-    "only), else FP8 on hardware with an FP8 rate, else BF16; every other weight (attention, dense "
-    "FFN, shared experts, LM head; all weights of dense models) FP8 where the hardware has an FP8 "
+    "best-practice precisions: routed-expert weights (all weights of dense models) FP4 on hardware "
+    "with FP4 units, else FP8 on hardware with an FP8 rate, else BF16; every other weight of MoE "
+    "models (attention, dense FFN, shared experts, LM head) FP8 where the hardware has an FP8 "
     "rate, else BF16; a checkpoint stored narrower than that (INT4, MXFP4, FP8 on BF16-only "
     "hardware) keeps its stored weights and computes in BF16 (W4A16, W8A16); KV cache FP8 where "
     "the hardware has an FP8 rate, else BF16; serving modes as in SEARCH_RULE"
@@ -104,13 +104,15 @@ def best_practice_precisions(model: Model | str, hardware: Hardware | str) -> di
     ========================  =====================  =================  ===========
     hardware                  routed experts         other weights      KV cache
     ========================  =====================  =================  ===========
-    FP4 units (MoE model)     FP4                    FP8                FP8
+    FP4 units                 FP4                    FP8                FP8
     FP8 rate, no FP4          FP8                    FP8                FP8
     BF16 only                 BF16                   BF16               BF16
     ========================  =====================  =================  ===========
 
-    Dense models take the "other weights" column for all their weights (FP4 is used for
-    routed experts only, as in the published NVFP4/MXFP4 MoE checkpoints). A checkpoint whose
+    Dense models take the "routed experts" column for all their weights: every MLPerf Inference
+    v5.1/v6.0 closed submission of Llama 2 70B and Llama 3.1 405B on B200, B300, GB200, GB300
+    and MI355X/MI350X states FP4 weights (summary_results.json ``weight_data_types``,
+    mlcommons inference_results_v5.1 and v6.0), FP8 on H100/H200/MI300X/MI325X. A checkpoint whose
     native weights are narrower than the table's (INT4 or MXFP4 experts on FP8 hardware, FP8 on
     BF16-only hardware) keeps its stored weights and multiplies in BF16 (W4A16 / W8A16).
 
@@ -140,7 +142,7 @@ def best_practice_precisions(model: Model | str, hardware: Hardware | str) -> di
     m, hw = _as_model(model), _as_hardware(hardware)
     fp8 = hw.fp8_dense_tflops is not None
     other = "fp8" if fp8 else "bf16"
-    experts = "fp4" if (m.is_moe and hw.fp4_dense_tflops is not None) else other
+    experts = "fp4" if hw.fp4_dense_tflops is not None else other
     native = canonical_precision(m.native_weight_precision)
     if bytes_per_element(native) < bytes_per_element(experts):
         return {"weight_precision": None, "dense_weight_precision": other,
