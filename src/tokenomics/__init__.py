@@ -270,7 +270,7 @@ __all__ += [
 
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
-from tokenomics.analysis.sensitivity import margin_sensitivity  # noqa: E402
+from tokenomics.analysis.sensitivity import margin_sensitivity, margin_sobol  # noqa: E402
 from tokenomics.chain import CHAIN_COLUMNS, evaluate  # noqa: E402
 from tokenomics.outputs import plot  # noqa: E402
 from tokenomics.outputs.compare import compare  # noqa: E402

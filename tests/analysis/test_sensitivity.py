@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from tokenomics.analysis.sensitivity import MARGIN_INPUTS, margin_sensitivity
+from tokenomics.analysis.sensitivity import MARGIN_INPUTS, margin_sensitivity, margin_sobol
 
 BASE = {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 4.0, "input_share_frac": 0.5, "cache_hit_frac": 0.0,
             "throughput_tok_per_s_per_gpu": 1000.0, "utilization_frac": 0.5, "cost_usd_per_gpu_hour": 2.0,
@@ -63,3 +64,45 @@ def test_unknown_or_missing_input():
     del incomplete["cost_usd_per_gpu_hour"]
     with pytest.raises(KeyError, match="cost_usd_per_gpu_hour"):
         margin_sensitivity(incomplete)
+
+
+# --- Sobol' indices ------------------------------------------------------------------------------
+
+SOBOL_BASE = BASE
+
+
+def test_sobol_single_input_takes_all_variance():
+    # only the license fee varies: m = (1 - f) - const, so S1 = ST = 1 for the fee, 0 elsewhere
+    fixed = {n: (v, v) for n, v in SOBOL_BASE.items() if n != "license_fee_frac"}
+    t = margin_sobol(SOBOL_BASE, {**fixed, "license_fee_frac": (0.0, 0.5)}, n_base_samples=256).set_index("parameter")
+    assert t.loc["license_fee_frac", "first_order_index"] == pytest.approx(1.0, abs=0.02)
+    assert t.loc["license_fee_frac", "total_index"] == pytest.approx(1.0, abs=0.02)
+    assert t.loc["utilization_frac", "total_index"] == 0.0
+
+
+def test_sobol_additive_model_matches_variance_shares_by_hand():
+    # with only fee and output price varying at an output-only mix (s_in = 0), m = 1 - f - c / p_out:
+    # fee enters additively; its first-order share is Var(f) / Var(m), computed here by hand
+    ranges = {n: (v, v) for n, v in SOBOL_BASE.items()}
+    ranges.update(input_share_frac=(0.0, 0.0), license_fee_frac=(0.0, 0.4), output_usd_per_mtok=(3.0, 5.0))
+    t = margin_sobol(SOBOL_BASE, ranges, n_base_samples=4096).set_index("parameter")
+    c = 2.0 / (1000.0 * 3600 * 0.5 / 1e6)  # cost per Mtok = 1.111
+    var_f = 0.4**2 / 12
+    e_inv, e_inv2 = np.log(5 / 3) / 2, (1 / 3 - 1 / 5) / 2  # E[1/p], E[1/p^2] for p ~ U(3, 5)
+    var_p = c**2 * (e_inv2 - e_inv**2)
+    assert t.loc["license_fee_frac", "first_order_index"] == pytest.approx(var_f / (var_f + var_p), abs=0.02)
+    assert t.loc["license_fee_frac", "interaction_index"] == pytest.approx(0.0, abs=0.02)
+
+
+def test_sobol_shows_interactions_the_tornado_cannot():
+    t = margin_sobol(SOBOL_BASE, relative_swing_frac=0.5, n_base_samples=1024).set_index("parameter")
+    # m = 1 - c / (u * t * p): throughput and utilization multiply, so their effects interact
+    assert t["interaction_index"].sum() > 0.005
+    assert set(t.index) == set(SOBOL_BASE)
+
+
+def test_sobol_bad_input():
+    with pytest.raises(ValueError, match="power of two"):
+        margin_sobol(SOBOL_BASE, n_base_samples=100)
+    with pytest.raises(KeyError, match="unknown margin input"):
+        margin_sobol({**SOBOL_BASE, "utilisation": 0.5})

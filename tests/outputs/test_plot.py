@@ -281,3 +281,28 @@ def test_hardware_colors_distinct_for_systems_outside_the_catalog():
     styles = plot.hardware_colors(ids)
     assert len({v[0] for v in styles.values()}) == 12
     assert plot.hardware_colors(ids[:3]) == plot.hardware_colors(list(reversed(ids[:3])))
+
+
+def test_fan_chart_from_monte_carlo():
+    import pandas as pd
+    from scipy import stats
+
+    import tokenomics as tk
+
+    base = pd.DataFrame({
+        "hardware_id": ["gb300-nvl72", "tpu-v7"] * 2, "interactivity_tok_per_s_per_user": [50.0, 50.0, 100.0, 100.0],
+        "throughput_tok_per_s_per_gpu": [3000.0, 2500.0, 1500.0, 1200.0], "cost_usd_per_gpu_hour": [3.5, 1.5] * 2,
+        "utilization_frac": 0.6, "license_fee_frac": 0.0, "input_share_frac": 0.9, "cache_hit_frac": 0.0,
+        "input_usd_per_mtok": 0.55, "output_usd_per_mtok": 2.19, "cached_input_usd_per_mtok": 0.14,
+    })
+    r = tk.monte_carlo(base, n_draws=256, utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False)
+    ax = tk.plot.fan(r.fan("cost_usd_per_mtok"))
+    assert ax.get_yscale() == "log"
+    assert "USD/Mtok" in ax.get_ylabel()
+    # one median line per system in its fixed colour
+    colors = {line.get_label(): line.get_color() for line in ax.lines}
+    assert len(colors) == 2
+    assert set(colors.values()) == {tk.plot.hardware_colors(["gb300-nvl72"])["gb300-nvl72"][0],
+                                    tk.plot.hardware_colors(["tpu-v7"])["tpu-v7"][0]}
+    ax2 = tk.plot.fan(r.fan("gross_margin_frac").query("interactivity_tok_per_s_per_user == 50"))
+    assert ax2.get_yscale() == "linear"

@@ -570,8 +570,11 @@ def _summarise_draws(
         with np.errstate(all="ignore"):
             if finite.all():
                 qs = np.quantile(arr.T, _QUANTILES, axis=1)
-            else:
-                qs = np.nanquantile(np.where(finite, arr, np.nan), _QUANTILES, axis=0) if finite.any() else None
+            else:  # column by column: break-even utilization is NaN where infeasible
+                qs = np.full((len(_QUANTILES), arr.shape[1]), np.nan)
+                for j in range(arr.shape[1]):
+                    if finite[:, j].any():
+                        qs[:, j] = np.quantile(arr[finite[:, j], j], _QUANTILES)
         for c in range(arr.shape[1]):
             col = arr[finite[:, c], c]
             row = {"case": labels[c], "hardware_id": cases["hardware_id"].iloc[c],

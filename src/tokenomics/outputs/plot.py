@@ -47,6 +47,7 @@ __all__ = [
     "OKABE_ITO",
     "cost_vs_interactivity",
     "display_name",
+    "fan",
     "hardware_colors",
     "label_for",
     "margin_heatmap",
@@ -929,3 +930,88 @@ def _fmt_num(v: Any) -> str:
     if abs(v) >= 1000:
         return f"{v:,.0f}"
     return f"{v:.3g}"
+
+
+def fan(
+    frame: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    metric: str | None = None,
+    x: str = "interactivity_tok_per_s_per_user",
+    colors: Mapping[str, Any] | None = None,
+    log_y: bool | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Fan chart of a Monte Carlo metric per system: median line, p25-p75 and p5-p95 bands.
+
+    ``frame`` is :meth:`tokenomics.analysis.montecarlo.MonteCarloResult.fan` (one row per system
+    and interactivity with ``p5`` .. ``p95``). Systems evaluated at several interactivities get a
+    line with shaded bands; a system at one interactivity gets a bar (p5-p95) and a thick bar
+    (p25-p75) around its median.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``hardware_id``, ``x``, ``p5``, ``p25``, ``p50``, ``p75``, ``p95`` (and
+        ``metric``, used for the axis label).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    metric : str, optional
+        Name of the metric for the y label (default: the frame's ``metric`` column).
+    x : str, default "interactivity_tok_per_s_per_user"
+        Column of the x axis.
+    colors : mapping, optional
+        ``hardware_id -> colour`` overriding the fixed system colours.
+    log_y : bool, optional
+        Log y axis; default for money per token (names ending ``_usd_per_mtok``).
+    title : str, optional
+        Title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes.
+
+    Raises
+    ------
+    KeyError
+        Missing columns.
+    """
+    _require(frame, ["hardware_id", x, "p5", "p25", "p50", "p75", "p95"], "fan")
+    name = metric or (str(frame["metric"].iloc[0]) if "metric" in frame and len(frame) else "value")
+    ax = _new_ax(ax)
+    styles = hardware_colors(frame["hardware_id"])
+    if log_y is None:
+        log_y = name.endswith("_usd_per_mtok")
+    dropped = 0
+    for hid, sub in frame.groupby("hardware_id", sort=False):
+        color = (colors or {}).get(str(hid), styles[str(hid)][0])
+        sub = sub.sort_values(x)
+        xs = _numeric(sub[x])
+        q = {c: _numeric(sub[c]) for c in ("p5", "p25", "p50", "p75", "p95")}
+        keep = np.isfinite(q["p50"]) & ((q["p5"] > 0) if log_y else True)
+        dropped += int((~keep).sum())
+        if not keep.any():
+            continue
+        xs = xs[keep]
+        q = {c: v[keep] for c, v in q.items()}
+        label = display_name(str(hid))
+        if len(xs) > 1 and np.isfinite(xs).all():
+            ax.fill_between(xs, q["p5"], q["p95"], color=color, alpha=0.15, linewidth=0)
+            ax.fill_between(xs, q["p25"], q["p75"], color=color, alpha=0.3, linewidth=0)
+            ax.plot(xs, q["p50"], color=color, marker=styles[str(hid)][1], label=label)
+        else:
+            pos = xs if np.isfinite(xs).all() else np.array([len(ax.lines)])
+            ax.vlines(pos, q["p5"], q["p95"], color=color, linewidth=1.5)
+            ax.vlines(pos, q["p25"], q["p75"], color=color, linewidth=6, alpha=0.6)
+            ax.plot(pos, q["p50"], color=color, marker=styles[str(hid)][1], linestyle="none", label=label)
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel(label_for(x))
+    ax.set_ylabel(label_for(name, percent=_is_frac(name)))
+    if dropped:
+        _note(ax, f"{dropped} point(s) not shown (no finite or positive quantiles)")
+    ax.set_title(title or "Monte Carlo: median, p25-p75 and p5-p95 of every system")
+    if ax.lines:
+        ax.legend(loc="best", fontsize="small")
+    return ax
