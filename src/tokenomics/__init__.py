@@ -278,4 +278,5 @@ from tokenomics.outputs.report import ReportOptions, build_report, write_report 
 
 __all__ += ["CHAIN_COLUMNS", "ReportOptions", "build_report", "compare", "evaluate", "margin_sensitivity", "plot",
             "write_report"]
+__all__ += ["margin_sobol"]
 
