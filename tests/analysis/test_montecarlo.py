@@ -123,3 +123,24 @@ def test_bad_input():
         monte_carlo(_base().drop(columns="cost_usd_per_gpu_hour"))
     with pytest.raises(KeyError, match="unknown case"):
         monte_carlo(_base(), n_draws=64, catalog_spreads=False).cheaper_statement("a", "c")
+
+
+def test_band_moves_projected_rows_only():
+    # one system measured at 50 tok/s/user and projected at 25: only the projected row varies
+    base = pd.concat([_base(), _base()], ignore_index=True).iloc[[0, 2]].reset_index(drop=True)
+    base["interactivity_tok_per_s_per_user"] = [50.0, 25.0]
+    base["throughput_low_tok_per_s_per_gpu"] = [np.nan, 0.62 * T_A]
+    base["throughput_high_tok_per_s_per_gpu"] = [np.nan, 1.37 * T_A]
+    r = monte_carlo(base, n_draws=1024)
+    assert _stat(r, "a@50", "cost_usd_per_mtok", "std") == pytest.approx(0.0, abs=1e-12)
+    assert _stat(r, "a@25", "cost_usd_per_mtok", "std") > 0.0
+    assert math.isnan(r.cheaper_frac.loc["a@50", "a@25"])  # different interactivities are not ranked
+
+
+@pytest.mark.slow
+def test_model_name_runs_compare_through_the_chain():
+    r = monte_carlo("deepseek-r1", ["gb200", "tpu-v7"], interactivity_tok_per_s_per_user=[50.0], n_draws=256,
+                    utilization_frac=stats.uniform(0.4, 0.4))
+    assert set(r.problem.cases["hardware_id"]) == {"gb200-nvl72", "tpu-v7"}
+    assert 0.0 <= r.cheaper_frac.loc["tpu-v7", "gb200-nvl72"] <= 1.0
+    assert any(p.name.startswith("capex:") for p in r.problem.params)

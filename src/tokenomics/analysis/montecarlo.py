@@ -127,8 +127,9 @@ class MonteCarloProblem:
             sys_idx = slice(None)
         t = self.cases["throughput_tok_per_s_per_gpu"].to_numpy()[None, :]
         band = self._per_system(draws, "band", n)
-        if band is not None:
-            t = t * band[:, sys_idx]
+        if band is not None:  # projected rows only: a measured row of the same system stays as measured
+            projected = self.cases["throughput_low_tok_per_s_per_gpu"].notna().to_numpy()[None, :]
+            t = t * np.where(projected, band[:, sys_idx], 1.0)
         ratio = self._tco_ratio(draws, n)
         k = self.cases["cost_usd_per_gpu_hour"].to_numpy()[None, :]
         if ratio is not None:
@@ -745,7 +746,14 @@ def _compare_base(model: str, hardware: str | Sequence[str] | None, interactivit
         kwargs["license_fee_frac"] = float(fee) if isinstance(fee, int | float) else _median(fee, 0.0)
     check_fraction("utilization_frac", kwargs["utilization_frac"], low_inclusive=False)
     frames = [compare(model, hardware, interactivity_tok_per_s_per_user=float(i), **kwargs) for i in values]
-    return pd.concat(frames, ignore_index=True)
+    skipped = [f.attrs.get("skipped") for f in frames]
+    for f in frames:
+        f.attrs = {}
+    out = pd.concat(frames, ignore_index=True)
+    # systems compare() could not evaluate (e.g. an interactivity outside the curve) are stated
+    out.attrs["skipped"] = pd.concat([s for s in skipped if isinstance(s, pd.DataFrame)], ignore_index=True) \
+        if any(isinstance(s, pd.DataFrame) for s in skipped) else pd.DataFrame()
+    return out
 
 
 def _median(dist: Any, default: float) -> float:
