@@ -306,3 +306,35 @@ def test_fan_chart_from_monte_carlo():
                                     tk.plot.hardware_colors(["tpu-v7"])["tpu-v7"][0]}
     ax2 = tk.plot.fan(r.fan("gross_margin_frac").query("interactivity_tok_per_s_per_user == 50"))
     assert ax2.get_yscale() == "linear"
+
+
+def test_engram_placement_map_marks_unfit_cells():
+    frame = pd.DataFrame({
+        "engram_layer_index": [1, 1, 2, 2],
+        "tier": ["hbm", "ssd", "hbm", "ssd"],
+        "fits": [False, True, False, True],
+        "stall_frac": [float("nan"), 0.02, float("nan"), 0.0],
+        "throughput_tok_per_s_per_gpu": [float("nan"), 1500.0, float("nan"), 1530.0],
+    })
+    ax = plot.engram_placement_map(frame)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count("does not fit") == 2
+    assert any("2.0%" in t and "1,500" in t for t in texts)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["HBM", "NVMe SSD"]
+    with pytest.raises(ValueError, match="duplicate"):
+        plot.engram_placement_map(pd.concat([frame, frame]))
+
+
+def test_hit_rate_vs_concurrency_one_line_per_offload_mode():
+    frame = pd.DataFrame({
+        "concurrency": [4, 32, 64, 4, 32, 64],
+        "realized_cache_hit_frac": [0.95, 0.05, 0.0, 0.95, 0.9, 0.1],
+        "theoretical_cache_hit_frac": [0.96] * 6,
+        "kv_offload": ["none"] * 3 + ["dram"] * 3,
+    })
+    ax = plot.hit_rate_vs_concurrency(frame)
+    labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert labels == ["HBM only", "HBM + host DRAM"]
+    assert ax.get_xscale() == "log"
+    with pytest.raises(KeyError, match="kv_offload"):
+        plot.hit_rate_vs_concurrency(frame.drop(columns=["kv_offload"]))

@@ -37,7 +37,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 from matplotlib.transforms import offset_copy
 
@@ -47,8 +47,10 @@ __all__ = [
     "OKABE_ITO",
     "cost_vs_interactivity",
     "display_name",
+    "engram_placement_map",
     "fan",
     "hardware_colors",
+    "hit_rate_vs_concurrency",
     "label_for",
     "margin_heatmap",
     "margin_vs_utilization",
@@ -1014,4 +1016,155 @@ def fan(
     ax.set_title(title or "Monte Carlo: median, p25-p75 and p5-p95 of every system")
     if ax.lines:
         ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+_TIER_LABELS: dict[str, str] = {"hbm": "HBM", "dram": "host DRAM", "cxl": "CXL pool", "ssd": "NVMe SSD"}
+
+
+def engram_placement_map(
+    frame: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    value: str = "stall_frac",
+    title: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
+    """Map of engram placement: first engram layer x memory tier -> stall share, with throughput.
+
+    Each cell is coloured by ``value`` (default the share of step time spent waiting for rows)
+    and labelled with it and the decode throughput; cells whose tables do not fit are hatched.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Output of :func:`tokenomics.perf.hierarchy.engram_placement` (columns
+        ``engram_layer_index``, ``tier``, ``fits``, ``throughput_tok_per_s_per_gpu`` and ``value``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    value : str, default "stall_frac"
+        Column that colours the cells.
+    title : str, optional
+        Axes title.
+    colorbar : bool, default True
+        Draw a colour bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    KeyError
+        If a column is missing.
+    ValueError
+        If a (layer, tier) pair appears twice.
+    """
+    _require(frame, ["engram_layer_index", "tier", "fits", "throughput_tok_per_s_per_gpu", value],
+             "engram_placement_map")
+    if frame.duplicated(["engram_layer_index", "tier"]).any():
+        raise ValueError("engram_placement_map: duplicate (engram_layer_index, tier) rows; filter to one system")
+    tiers = [t for t in ("hbm", "dram", "cxl", "ssd") if t in set(frame["tier"])]
+    layers = sorted(frame["engram_layer_index"].unique())
+    grid = frame.pivot(index="engram_layer_index", columns="tier", values=value).reindex(index=layers, columns=tiers)
+    tput = frame.pivot(index="engram_layer_index", columns="tier",
+                       values="throughput_tok_per_s_per_gpu").reindex(index=layers, columns=tiers)
+    zz = grid.to_numpy(dtype=float, na_value=np.nan)
+    ax = _new_ax(ax, figsize=(6.5, 0.6 * len(layers) + 2.0))
+    finite = zz[np.isfinite(zz)]
+    vmax = float(max(finite.max(), 0.01)) if finite.size else 0.01
+    mesh = ax.pcolormesh(np.arange(len(tiers) + 1), np.arange(len(layers) + 1), zz, cmap="OrRd",
+                         vmin=0.0, vmax=vmax, shading="flat")
+    for i in range(len(layers)):
+        for j in range(len(tiers)):
+            z = zz[i, j]
+            if not np.isfinite(z):
+                ax.add_patch(Rectangle((j, i), 1, 1, hatch="///", fill=False, edgecolor="0.6"))
+                ax.text(j + 0.5, i + 0.5, "does not fit", ha="center", va="center", fontsize=8, color="0.3")
+                continue
+            t = float(tput.iloc[i, j])
+            ax.text(j + 0.5, i + 0.5, f"{z:.1%}\n{t:,.0f} tok/s/GPU", ha="center", va="center", fontsize=8,
+                    color="white" if z > 0.6 * vmax else "black")
+    ax.set_xticks(np.arange(len(tiers)) + 0.5)
+    ax.set_xticklabels([_TIER_LABELS[t] for t in tiers])
+    ax.set_yticks(np.arange(len(layers)) + 0.5)
+    ax.set_yticklabels([str(v) for v in layers])
+    ax.set_xlabel("where the engram tables are kept")
+    ax.set_ylabel("first engram layer (0-based)")
+    ax.invert_yaxis()
+    if colorbar:
+        cb = ax.figure.colorbar(mesh, ax=ax)
+        cb.set_label(label_for(value, percent=True))
+        cb.ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+_OFFLOAD_STYLES: dict[str, tuple[str, str, str]] = {
+    "none": ("#000000", "-", "HBM only"),
+    "dram": ("#0072B2", "--", "HBM + host DRAM"),
+    "ssd": ("#D55E00", ":", "HBM + DRAM + NVMe SSD"),
+}
+
+
+def hit_rate_vs_concurrency(
+    frame: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    x: str = "concurrency",
+    y: str = "realized_cache_hit_frac",
+    by: str = "kv_offload",
+    title: str | None = None,
+) -> Axes:
+    """Realized prefix-cache hit rate against concurrent sessions, one line per KV offload mode.
+
+    The workload's theoretical hit rate (column ``theoretical_cache_hit_frac``, where present)
+    is drawn as a dotted ceiling.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Session projections (e.g. :func:`tokenomics.perf.sessions.project_session_curve` for
+        each ``kv_offload`` mode, concatenated) or measured agentic runs.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    x, y : str
+        Columns of concurrent sessions and hit rate.
+    by : str, default "kv_offload"
+        Column whose values get one line each (``none``, ``dram``, ``ssd``).
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on (log-scaled x).
+
+    Raises
+    ------
+    KeyError
+        If a column is missing.
+    """
+    _require(frame, [x, y, by], "hit_rate_vs_concurrency")
+    ax = _new_ax(ax)
+    for mode, sub in frame.groupby(by, sort=False):
+        sub = sub.sort_values(x)
+        color, dash, label = _OFFLOAD_STYLES.get(str(mode), ("#999999", "-.", str(mode)))
+        ax.plot(_numeric(sub[x]), _numeric(sub[y]), color=color, linestyle=dash, marker="o", markersize=3,
+                label=label)
+    if "theoretical_cache_hit_frac" in frame.columns:
+        ceiling = float(pd.to_numeric(frame["theoretical_cache_hit_frac"], errors="coerce").max())
+        ax.axhline(ceiling, color="0.5", linestyle=":", linewidth=1)
+        ax.annotate("theoretical (unbounded cache)", (0.01, ceiling), xycoords=("axes fraction", "data"),
+                    va="bottom", fontsize=8, color="0.4")
+    ax.set_xscale("log")
+    ax.set_ylim(0.0, 1.05)
+    ax.set_xlabel(label_for(x))
+    ax.set_ylabel(label_for(y, percent=True))
+    ax.yaxis.set_major_formatter(_PERCENT)
+    ax.legend(loc="lower left", fontsize=8)
+    if title:
+        ax.set_title(title)
     return ax

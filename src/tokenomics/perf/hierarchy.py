@@ -15,12 +15,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokenomics._validate import check_positive
+from tokenomics._validate import check_positive, unknown_name_error
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.engram import EngramConfig, engram_stall_s
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_token
 from tokenomics.memory.tiers import memory_tier
 from tokenomics.perf.factors import RooflineFactors
-from tokenomics.perf.step import ServingConfig, decode_step_time_s, max_concurrency, prefill_time_s
+from tokenomics.perf.step import (
+    ServingConfig,
+    _kv_divisor,
+    _resolve,
+    decode_step_time_s,
+    kv_capacity_tokens,
+    max_concurrency,
+    prefill_time_s,
+)
 from tokenomics.units import BYTES_PER_GB
 
 #: Columns of :func:`engram_placement`.
@@ -198,3 +207,105 @@ def engram_prefill_stall_frac(
     step = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors)
     stall = float(engram_stall_s(engram, memory_tier(hardware, tier), isl_tokens / config.num_gpus, step, model.layers))
     return stall / (step + stall)
+
+
+#: KV offload modes: which tiers below HBM hold evicted prefixes.
+KV_OFFLOAD_MODES: tuple[str, ...] = ("none", "dram", "ssd")
+
+#: Share of a tier's capacity given to the offloaded KV cache. AgentX MI355X Kimi-K2.7 runs with
+#: LMCache allocated 2,399 GB of the node's 3,000 GB host DRAM (0.80) (SemiAnalysisAI/InferenceX
+#: @6c128cd, tp8_sweep_29337493492, 2026-08-03).
+HOST_KV_FRAC: float = 0.80
+
+
+def check_kv_offload(kv_offload: str) -> str:
+    """Return a KV offload mode in canonical form, or raise ``KeyError`` naming the valid ones.
+
+    Parameters
+    ----------
+    kv_offload : str
+        ``"none"`` (HBM only), ``"dram"`` (HBM + host DRAM) or ``"ssd"`` (HBM + DRAM + NVMe).
+
+    Returns
+    -------
+    str
+        The mode.
+    """
+    key = str(kv_offload).strip().lower()
+    if key not in KV_OFFLOAD_MODES:
+        raise unknown_name_error("kv_offload", kv_offload, KV_OFFLOAD_MODES)
+    return key
+
+
+def kv_offload_tiers(
+    model: Model,
+    hardware: Hardware,
+    *,
+    config: ServingConfig,
+    factors: RooflineFactors | None = None,
+    kv_offload: str = "none",
+    context_tokens: float = 100_000.0,
+    host_kv_gb_per_gpu: float | None = None,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """KV capacity of each tier a replica uses for its prefix cache, and the recall time per token.
+
+    With ``b = KV bytes per token / ranks sharing one sequence's KV`` (per accelerator):
+
+    * ``hbm``: :func:`~tokenomics.perf.step.kv_capacity_tokens`;
+    * ``dram``: ``host_kv_gb_per_gpu`` (default :data:`HOST_KV_FRAC` x host DRAM per accelerator)
+      ``/ b``, recalled at ``b / (link bandwidth x link efficiency)`` per token;
+    * ``ssd``: :data:`HOST_KV_FRAC` x NVMe capacity ``/ b``, recalled at ``b / NVMe bandwidth``.
+
+    Parameters
+    ----------
+    model, hardware, config, factors
+        As in :func:`~tokenomics.perf.step.kv_capacity_tokens`.
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that hold evicted prefixes.
+    context_tokens : float, default 100000
+        Context at which the KV size per token is taken [tokens].
+    host_kv_gb_per_gpu : float, optional
+        Host DRAM given to the KV cache per accelerator [GB] (e.g. AgentX's
+        ``allocated_cpu_dram_gb / GPUs``); at most the installed host DRAM.
+
+    Returns
+    -------
+    (dict, dict)
+        Capacity per tier [tokens per replica], fastest first; recall time per tier after HBM
+        [s per token].
+
+    Raises
+    ------
+    KeyError
+        Unknown ``kv_offload``.
+    ValueError
+        A tier the system lacks, or ``host_kv_gb_per_gpu`` beyond the installed host DRAM.
+    """
+    mode = check_kv_offload(kv_offload)
+    capacities = {"hbm": kv_capacity_tokens(model, hardware, config=config, factors=factors,
+                                            context_tokens=context_tokens)}
+    recall: dict[str, float] = {}
+    if mode == "none":
+        return capacities, recall
+    s = _resolve(model, hardware, config, factors)
+    per_token = kv_cache_bytes_per_token(model, s.kv_precision, context_tokens=context_tokens)
+    b = float(per_token) / _kv_divisor(s)
+    dram = memory_tier(hardware, "dram")
+    if host_kv_gb_per_gpu is None:
+        dram_bytes = HOST_KV_FRAC * dram.capacity_bytes
+    else:
+        check_positive("host_kv_gb_per_gpu", host_kv_gb_per_gpu)
+        dram_bytes = host_kv_gb_per_gpu * BYTES_PER_GB
+        if dram_bytes > dram.capacity_bytes:
+            raise ValueError(
+                f"host_kv_gb_per_gpu={host_kv_gb_per_gpu} exceeds the {dram.capacity_bytes / BYTES_PER_GB:g} GB of "
+                f"host DRAM per accelerator of {hardware.hardware_id}"
+            )
+    capacities["dram"] = dram_bytes / b
+    recall["dram"] = b / dram.effective_bw_bytes_per_s
+    if mode == "ssd":
+        ssd = memory_tier(hardware, "ssd")
+        capacities["ssd"] = HOST_KV_FRAC * ssd.capacity_bytes / b
+        recall["ssd"] = b / ssd.effective_bw_bytes_per_s
+    return capacities, recall
+

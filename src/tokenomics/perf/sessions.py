@@ -30,6 +30,7 @@ from tokenomics.catalog._entities import Hardware, Model
 from tokenomics.curves.schema import conform
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
 from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
 from tokenomics.perf.project import (
     BAND_COLUMNS,
     UNCALIBRATED_BAND,
@@ -75,6 +76,7 @@ def session_points(
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
     tier_capacity_tokens: Mapping[str, float] | None = None,
+    recall_s_per_token: Mapping[str, float] | None = None,
     context_cv: float = DEFAULT_CONTEXT_CV,
 ) -> pd.DataFrame:
     """Return throughput, realized cache hits, TTFT and interactivity of a session workload.
@@ -97,8 +99,14 @@ def session_points(
         Efficiencies (default: stated defaults of the hardware's family).
     tier_capacity_tokens : mapping of str to float, optional
         KV capacity per tier [tokens], fastest first (default: ``{"hbm": C}`` with ``C`` from
-        :func:`~tokenomics.perf.step.kv_capacity_tokens`). Only the first tier's hits skip
-        prefill compute here; host tiers are for the memory-hierarchy model.
+        :func:`~tokenomics.perf.step.kv_capacity_tokens`). Hits in every tier skip prefill
+        compute; hits beyond the first tier are brought back at ``recall_s_per_token``.
+    recall_s_per_token : mapping of str to float, optional
+        Time to bring one cached token's KV back into HBM from each tier after the first, per
+        rank holding the sequence [s/token] (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
+        Required for every tier after the first. The recall adds to the request's prefill time
+        (TTFT) and occupies the accelerator-host links: where the recall traffic exceeds them
+        (``recall_link_util > 1``) throughput falls in proportion.
     context_cv : float, default :data:`~tokenomics.memory.prefix_cache.DEFAULT_CONTEXT_CV`
         Coefficient of variation of session contexts.
 
@@ -137,6 +145,13 @@ def session_points(
         "hbm": kv_capacity_tokens(s.model, s.hw, config=s.cfg, factors=s.f, context_tokens=ctx)
     }
     first = next(iter(tiers))
+    recall = dict(recall_s_per_token or {})
+    missing = [t for t in list(tiers)[1:] if t not in recall]
+    if missing:
+        raise ValueError(
+            f"tier_capacity_tokens names {missing} after the first tier {first!r} without a recall time: "
+            "give recall_s_per_token for each (see tokenomics.perf.hierarchy.kv_offload_tiers)"
+        )
     cap = float(tiers[first])
     b_cap = cap / ctx
     if b_cap < 1.0:
@@ -153,10 +168,11 @@ def session_points(
             h_theo, tiers, n, ctx, in_flight=b, running_context_tokens=isl + osl / 2.0,
             new_tokens_per_turn=isl * (1.0 - h_theo) + osl, turns_per_session=turns, context_cv=context_cv,
         )
-        cached = isl * np.asarray(hits[first], dtype=float)
+        cached = isl * np.asarray(hits["total"], dtype=float)
+        recall_s = _recall_s(hits, recall, isl)
         pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
                               check_capacity=False, cached_tokens=cached)
-        busy = pts["ttft_s"].to_numpy() + osl * pts["tpot_s"].to_numpy()
+        busy = pts["ttft_s"].to_numpy() + recall_s + osl * pts["tpot_s"].to_numpy()
         target = np.minimum(n * busy / (busy + idle), b_cap)
         if np.allclose(target, b, rtol=1e-4):
             b = target
@@ -164,13 +180,23 @@ def session_points(
         b = _DAMPING * b + (1.0 - _DAMPING) * target
     pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
                           check_capacity=False, cached_tokens=cached)
+    recall_s = _recall_s(hits, recall, isl)
+    link_util = pts["requests_per_s"].to_numpy() * recall_s
+    slow = np.maximum(link_util, 1.0)
+    for col in ("throughput_tok_per_s_per_gpu", "input_throughput_tok_per_s_per_gpu",
+                "output_throughput_tok_per_s_per_gpu", "requests_per_s"):
+        if col in pts.columns:
+            pts[col] = pts[col].to_numpy() / slow
     rate = pts["requests_per_s"].to_numpy()
-    prefill = pts["ttft_s"].to_numpy()
+    prefill = pts["ttft_s"].to_numpy() + recall_s
     busy = prefill + osl * pts["tpot_s"].to_numpy()
     wait = np.maximum(n / rate - busy - idle, 0.0)
     out = pd.DataFrame({"sessions": n})
     out["theoretical_cache_hit_frac"] = h_theo
-    out["realized_cache_hit_frac"] = np.asarray(hits[first], dtype=float)
+    out["realized_cache_hit_frac"] = np.asarray(hits["total"], dtype=float)
+    out["gpu_cache_hit_frac"] = np.asarray(hits[first], dtype=float)
+    out["recall_s"] = recall_s
+    out["recall_link_util"] = link_util
     for name, value in hits.items():
         if name not in ("total", "miss"):
             out[f"hit_frac_{name}"] = np.asarray(value, dtype=float)
@@ -183,6 +209,14 @@ def session_points(
     out["ttft_s"] = prefill + wait
     out["e2e_interactivity_tok_per_s_per_user"] = osl / (prefill + wait + osl * out["tpot_s"])
     return out
+
+
+def _recall_s(hits: Mapping[str, Any], recall: Mapping[str, float], isl: float) -> Any:
+    """Time to bring a request's host-tier hits back into HBM [s]."""
+    total: Any = 0.0
+    for name, per_token in recall.items():
+        total = total + isl * np.asarray(hits[name], dtype=float) * per_token
+    return np.asarray(total, dtype=float)
 
 
 def cached_token_cost_ratio(
@@ -268,6 +302,8 @@ def project_session_curve(
     factors: RooflineFactors | None = None,
     band: tuple[float, float] | None = None,
     frontier: bool = False,
+    kv_offload: str = "none",
+    host_kv_gb_per_gpu: float | None = None,
 ) -> pd.DataFrame:
     """Project a throughput-vs-interactivity curve of a session workload (agentic coding).
 
@@ -290,6 +326,11 @@ def project_session_curve(
         Concurrent sessions per replica (default :data:`DEFAULT_SESSIONS`).
     configs, factors, band, frontier
         As in :func:`~tokenomics.perf.project_curve`.
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted prefixes
+        (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
+    host_kv_gb_per_gpu : float, optional
+        Host DRAM given to the KV cache per accelerator [GB] (default: 80 % of the installed).
 
     Returns
     -------
@@ -313,10 +354,16 @@ def project_session_curve(
     grid = np.asarray(DEFAULT_SESSIONS if sessions is None else sessions, dtype=float)
     isl, osl = workload.isl_tokens, workload.osl_tokens
     frames = []
+    mode = check_kv_offload(kv_offload)
     for cfg in _configs(configs, m, hw):
         try:
-            pts = session_points(m, hw, grid, workload, config=cfg, factors=factors)
-        except ValueError:
+            tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
+                                             context_tokens=isl + osl, host_kv_gb_per_gpu=host_kv_gb_per_gpu)
+            pts = session_points(m, hw, grid, workload, config=cfg, factors=factors, tier_capacity_tokens=tiers,
+                                 recall_s_per_token=recall)
+        except ValueError as err:
+            if mode != "none" and "tier" in str(err):
+                raise
             continue
         h = pts["realized_cache_hit_frac"].to_numpy()
         ratios = [
@@ -343,9 +390,9 @@ def project_session_curve(
             "ttft_median_s": pts["ttft_s"], "tpot_median_s": pts["tpot_s"],
             "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
             "cache_hit_frac": pts["realized_cache_hit_frac"],
-            "gpu_cache_hit_frac": pts["realized_cache_hit_frac"],
+            "gpu_cache_hit_frac": pts["gpu_cache_hit_frac"],
             "theoretical_cache_hit_frac": pts["theoretical_cache_hit_frac"],
-            "kv_offload": "none",
+            "kv_offload": mode,
             "kind": "projected", "source": "tokenomics.perf",
             "note": (f"session projection, {config_label(cfg, m)}; factors: {factors.source}; "
                      f"throughput band x{lo:.2f}-x{hi:.2f}"),
@@ -355,6 +402,7 @@ def project_session_curve(
             "realized_cache_hit_frac": pts["realized_cache_hit_frac"],
             "in_flight": pts["concurrency"], "kv_capacity_tokens": pts["kv_capacity_tokens"],
             "kv_limited": pts["kv_limited"], "queue_wait_s": pts["queue_wait_s"],
+            "recall_s": pts["recall_s"], "recall_link_util": pts["recall_link_util"],
             "cached_cost_ratio": [lookup[x] for x in np.round(h, 3)],
             "bound": pts["bound"], "step_time_s": pts["step_time_s"], "factors_source": factors.source,
         })
