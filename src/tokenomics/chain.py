@@ -38,6 +38,7 @@ from tokenomics.economics import (
     breakeven_price_usd_per_mtok,
     breakeven_utilization_frac,
     cost_per_mtok,
+    cost_per_output_mtok,
     cost_split_per_mtok,
     gross_margin_frac,
     license_fee_usd_per_gpu_hour,
@@ -61,6 +62,7 @@ __all__ = [
     "evaluate",
     "known_price_field",
     "resolve_tco",
+    "session_figures_at",
     "supply",
     "throughput_at",
     "workload_of",
@@ -92,7 +94,11 @@ CHAIN_COLUMNS: dict[str, str] = {
     "facility_power_kw_per_accelerator": "facility power per accelerator, IT x PUE [kW]",
     "utilization_frac": "busy fraction of paid hours",
     "input_share_frac": "input (cached included) share of all tokens, from the workload",
-    "cache_hit_frac": "cached share of input tokens, from the workload",
+    "cache_hit_frac": "cached share of input tokens priced as cached: the workload's for fixed-sequence "
+                      "traffic, the realized rate at the operating point for sessions",
+    "theoretical_cache_hit_frac": "prefix-cache hit rate of the workload with an unbounded cache",
+    "realized_cache_hit_frac": "hit rate the server realizes at the operating point (sessions: from the "
+                               "curve; else the theoretical rate)",
     "input_usd_per_mtok": "uncached input price [USD/Mtok]",
     "cached_input_usd_per_mtok": "cached input price used (default 0.1 x input) [USD/Mtok]",
     "output_usd_per_mtok": "output price [USD/Mtok]",
@@ -103,6 +109,7 @@ CHAIN_COLUMNS: dict[str, str] = {
     "target_margin_frac": "target gross margin of the break-even columns",
     "served_mtok_per_gpu_hour": "Mtok served per allocated GPU-hour",
     "cost_usd_per_mtok": "cost per Mtok of all tokens [USD/Mtok]",
+    "cost_usd_per_output_mtok": "all cost carried by the output tokens, cost / (1 - input share) [USD/Mtok]",
     "cost_low_usd_per_mtok": "cost at the high end of a projection's throughput band (NaN otherwise)",
     "cost_high_usd_per_mtok": "cost at the low end of a projection's throughput band (NaN otherwise)",
     "input_cost_usd_per_mtok": "cost attributed to an uncached input Mtok [USD/Mtok]",
@@ -124,7 +131,7 @@ SUPPLY_COLUMNS: tuple[str, ...] = (
     "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
     "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
     "facility_power_kw_per_accelerator", "utilization_frac", "served_mtok_per_gpu_hour", "cost_usd_per_mtok",
-    "cost_low_usd_per_mtok", "cost_high_usd_per_mtok",
+    "cost_low_usd_per_mtok", "cost_high_usd_per_mtok", "realized_cache_hit_frac",
 )
 """Columns of :func:`supply` (a subset of :data:`CHAIN_COLUMNS`, same meaning)."""
 
@@ -231,7 +238,7 @@ def evaluate(
     cost_split_rule: Literal["price", "gpu_time"] = "price",
     prefill_throughput_tok_per_s_per_gpu: Any = None,
     decode_throughput_tok_per_s_per_gpu: Any = None,
-    cached_cost_ratio: Any = DEFAULT_CACHED_COST_RATIO,
+    cached_cost_ratio: Any = None,
     target_margin_frac: Any = 0.0,
     tco_result: TcoResult | None = None,
 ) -> pd.DataFrame:
@@ -281,8 +288,10 @@ def evaluate(
         Attribution of cost to token classes (:func:`tokenomics.economics.cost_split_per_mtok`).
     prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : optional
         Phase throughputs of the ``gpu_time`` rule [tok/s/GPU].
-    cached_cost_ratio : float or array_like
+    cached_cost_ratio : float or array_like, optional
         Cost weight of a cached input token relative to an uncached one (``gpu_time`` rule).
+        Default: the model's own ratio where a projected session curve carries it
+        (:func:`tokenomics.perf.cached_token_cost_ratio`), else 0.1.
     target_margin_frac : float or array_like
         Target gross margin of the break-even columns, < 1.
     tco_result : TcoResult, optional
@@ -333,7 +342,12 @@ def evaluate(
                   utilization_frac=utilization_frac,
                   facility_power_kw_per_accelerator=facility_power_kw_per_accelerator, tco_result=tco_result)
     n = len(rows)
-    mix = wl.token_mix()
+    # sessions: cached input is priced at the hit rate the server realizes, not the theoretical one
+    realized = rows["realized_cache_hit_frac"].to_numpy(dtype=float)
+    mix = wl.token_mix(float(realized[0]) if np.isfinite(realized[0]) else None)
+    if cached_cost_ratio is None:
+        own = rows.attrs.get("cached_cost_ratio", math.nan)
+        cached_cost_ratio = own if math.isfinite(own) else DEFAULT_CACHED_COST_RATIO
     fee = (default_license_fee_frac(m) if m is not None else 0.0) if license_fee_frac is None else license_fee_frac
 
     def column(value: Any) -> np.ndarray:
@@ -376,6 +390,8 @@ def evaluate(
     demand: dict[str, Any] = {
         "input_share_frac": s_in,
         "cache_hit_frac": hit,
+        "theoretical_cache_hit_frac": wl.cached_prefix_frac,
+        "cost_usd_per_output_mtok": cost_per_output_mtok(rows["cost_usd_per_mtok"].to_numpy(dtype=float), s_in),
         "input_usd_per_mtok": p_in,
         "cached_input_usd_per_mtok": p_c,
         "output_usd_per_mtok": p_out,
@@ -446,6 +462,7 @@ def supply(
     basis = _basis(tco, cost_usd_per_gpu_hour)
     # 1-2. curve and throughput at the target interactivity
     low = high = math.nan
+    realized = own_ratio = math.nan
     x: float = math.nan
     if throughput_tok_per_s_per_gpu is not None:
         if interactivity_tok_per_s_per_user is not None:
@@ -468,6 +485,8 @@ def supply(
         thr = throughput_at(throughput_curve, x)
         kind = throughput_curve.kind
         low, high = band_ratios(throughput_curve)
+        if not workload.is_fixed:
+            realized, own_ratio = session_figures_at(throughput_curve, x)
 
     # 3. TCO
     if basis.kind == "explicit":
@@ -505,6 +524,7 @@ def supply(
         "cost_usd_per_mtok": unit_cost,
         "cost_low_usd_per_mtok": unit_cost / high,
         "cost_high_usd_per_mtok": unit_cost / low,
+        "realized_cache_hit_frac": workload.cached_prefix_frac if math.isnan(realized) else realized,
     }
     labels = {
         "model_id": None if model is None else model.model_id,
@@ -519,7 +539,46 @@ def supply(
     n = t.size
     columns = {name: np.full(n, v, dtype=object) for name, v in labels.items()}
     columns.update({name: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for name, v in numeric.items()})
-    return pd.DataFrame(columns)[list(SUPPLY_COLUMNS)]
+    out = pd.DataFrame(columns)[list(SUPPLY_COLUMNS)]
+    out.attrs["cached_cost_ratio"] = own_ratio
+    return out
+
+
+def session_figures_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, float]:
+    """Realized prefix-cache hit rate and cached-token cost ratio of a session curve at an interactivity.
+
+    Linear interpolation in interactivity over the curve's points (its Pareto frontier) of
+    ``realized_cache_hit_frac`` (projected session curves) or the measured server hit rate
+    (``gpu_cache_hit_frac``, else ``cache_hit_frac``), and of ``cached_cost_ratio`` where the
+    curve carries it.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        Curve of a session workload.
+    interactivity_tok_per_s_per_user : float
+        Operating point [tok/s/user].
+
+    Returns
+    -------
+    (float, float)
+        Realized hit rate in [0, 1] and cost ratio; NaN where the curve has no such column.
+    """
+    pts = curve.points
+    x = pts["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
+    order = np.argsort(x)
+    out = []
+    for names in (("realized_cache_hit_frac", "gpu_cache_hit_frac", "cache_hit_frac"), ("cached_cost_ratio",)):
+        value = math.nan
+        for name in names:
+            if name in pts.columns:
+                y = pd.to_numeric(pts[name], errors="coerce").to_numpy(dtype=float)[order]
+                ok = np.isfinite(y) & np.isfinite(x[order])
+                if ok.any():
+                    value = float(np.interp(interactivity_tok_per_s_per_user, x[order][ok], y[ok]))
+                    break
+        out.append(value)
+    return out[0], out[1]
 
 
 def _basis(tco: TcoBasis | str | None, cost_usd_per_gpu_hour: Any) -> TcoBasis:

@@ -12,6 +12,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.measured import curves
 from tokenomics.perf.project import project_curve
+from tokenomics.perf.sessions import project_session_curve
 from tokenomics.workload import Workload, workload
 
 __all__ = ["MEASURED_GROUP_COLUMNS", "reference_curve"]
@@ -94,7 +95,11 @@ def reference_curve(
             return max(covering, key=lambda cg: float(cg[0].throughput_at(x)))
     elif groups:
         return max(groups, key=lambda cg: (len(cg[0]), float(np.nanmax(cg[1]["throughput_tok_per_s_per_gpu"]))))
-    projected = project_curve(m, hw, isl_tokens=wl.isl_tokens, osl_tokens=wl.osl_tokens)
+    if wl.is_fixed:
+        projected = project_curve(m, hw, isl_tokens=wl.isl_tokens, osl_tokens=wl.osl_tokens)
+    else:
+        # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
+        projected = project_session_curve(m, hw, wl)
     return ThroughputCurve.from_points(projected, allow_mixed_groups=True), projected
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "breakeven_price_usd_per_mtok",
     "breakeven_utilization_frac",
     "cost_per_mtok",
+    "cost_per_output_mtok",
     "cost_split_per_mtok",
     "gross_margin_frac",
     "inferencex_cost_per_mtok",
@@ -225,6 +226,45 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)), "cost_usd_per_mtok")
+
+
+def cost_per_output_mtok(cost_usd_per_mtok: Any, input_share_frac: Any) -> Any:
+    """Cost per million *output* tokens: all serving cost carried by the output tokens.
+
+    ``cost_usd_per_output_mtok = cost_usd_per_mtok / (1 - input_share_frac)``. Agentic traffic
+    carries ~100 input tokens per output token, so this is ~100x the cost per Mtok of all tokens.
+
+    Parameters
+    ----------
+    cost_usd_per_mtok : float, array_like or pandas.Series
+        Cost per Mtok of all tokens, >= 0 [USD/Mtok].
+    input_share_frac : float, array_like or pandas.Series
+        Input (cached included) share of all tokens, in [0, 1).
+
+    Returns
+    -------
+    float, numpy.ndarray or pandas.Series
+        Cost per output Mtok [USD/Mtok].
+
+    Raises
+    ------
+    ValueError
+        Negative cost, or an input share outside [0, 1) (no output tokens), element-wise.
+
+    Examples
+    --------
+    >>> round(cost_per_output_mtok(0.5, 100 / 101), 2)  # 100 input tokens per output token
+    50.5
+    """
+    (c, s), restore = prepare(
+        ("cost_usd_per_mtok", cost_usd_per_mtok, check_nonnegative),
+        ("input_share_frac", input_share_frac, _input_share_below_one),
+    )
+    return restore(c / (1.0 - s), "cost_usd_per_output_mtok")
+
+
+def _input_share_below_one(name: str, value: Any) -> None:
+    check_fraction(name, value, high_inclusive=False)
 
 
 class InferencexCost(NamedTuple):

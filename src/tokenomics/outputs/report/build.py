@@ -47,6 +47,7 @@ from tokenomics.curves.frontier import pareto_frontier
 from tokenomics.curves.reference import reference_curve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
 from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
+from tokenomics.outputs.report.agentic import agentic_table
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
 __all__ = [
@@ -395,6 +396,8 @@ def build_report(
         "tco": pd.concat(tco_long, ignore_index=True),
         "skipped": pd.DataFrame(skipped, columns=["model_id", "hardware_id", "stage", "reason"]),
     }
+    # session workloads: realized hits, cost and margin across interactivity
+    tables["agentic"] = agentic_table(curves_used, opts, STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER)
     tables["assumptions"] = _assumptions(opts, head)
     tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results)
     return Report(options=opts, tables=tables, focus=focus)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from tokenomics.outputs.colors import BAND_ALPHA, MEASURED_DASH, PROJECTED_DASH, rgba, system_style
+from tokenomics.outputs.report.agentic import agentic_body
 from tokenomics.outputs.report.build import STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER, Report
 from tokenomics.outputs.report.html import (
     Column,
@@ -508,8 +509,17 @@ def sources_section(rep: Report) -> Section:
     return Section("sources", "Sources", [table_html(rep.tables["sources"], columns, table_class="sources")])
 
 
+def agentic_section(rep: Report) -> Section | None:
+    """Session workloads: realized cache hits, cost per (output) Mtok and gross margin per system."""
+    body = agentic_body(rep)
+    if body is None:
+        return None
+    return Section("agentic", "Agentic traffic: realized cache hits, cost and margin", body)
+
+
 SECTIONS: list[SectionBuilder] = [
     headline_section,
+    agentic_section,
     model_sections,
     margin_sections,
     tco_section,

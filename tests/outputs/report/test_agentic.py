@@ -1,0 +1,34 @@
+"""Agentic report section: the table comes from the chain, empty for fixed-sequence traffic."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenomics.curves.reference import reference_curve
+from tokenomics.outputs.report import ReportOptions
+from tokenomics.outputs.report.agentic import AGENTIC_COLUMNS, agentic_table
+
+
+def test_agentic_table_rows_for_sessions_and_none_for_fixed() -> None:
+    curve, _ = reference_curve("kimi-k2.7", "mi355x", workload="agentic-coding", interactivity_tok_per_s_per_user=30)
+    curves = {("kimi-k2.7", "mi355x"): curve}
+    lo, hi = curve.interactivity_range
+    xs = (lo, (lo + hi) / 2, hi * 10)
+    table = agentic_table(curves, ReportOptions(models=("kimi-k2.7",), workload="agentic-coding"), xs)
+    assert list(table.columns) == list(AGENTIC_COLUMNS)
+    assert len(table) == 2  # the point beyond the curve is left out, never extrapolated
+    assert (table["realized_cache_hit_frac"] <= table["theoretical_cache_hit_frac"] + 1e-12).all()
+    assert table["cost_usd_per_output_mtok"].iloc[0] > 50 * table["cost_usd_per_mtok"].iloc[0]
+    fixed = agentic_table(curves, ReportOptions(models=("kimi-k2.7",), workload="8k/1k"), xs)
+    assert fixed.empty
+
+
+@pytest.mark.slow
+def test_report_has_the_agentic_section(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import tokenomics as tk
+
+    out = tk.write_report(tmp_path / "r", ReportOptions(models=("kimi-k2.7",), hardware=("mi355x",),
+                                                        workload="agentic-coding"), progress=False, png=False)
+    page = out.read_text(encoding="utf-8")
+    assert "Agentic traffic" in page
+    assert (out.parent / "agentic.csv").is_file()

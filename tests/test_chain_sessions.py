@@ -1,0 +1,68 @@
+"""The evaluation path on session traffic: realized hits priced, own cached-token cost, cost per output Mtok."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tokenomics as tk
+from tokenomics.chain import evaluate, session_figures_at
+from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.perf import ServingConfig, project_session_curve
+from tokenomics.workload import workload
+
+CFG = ServingConfig(tp=8, ep=8, weight_precision="fp4", dense_weight_precision="fp8", kv_precision="fp8")
+
+
+@pytest.fixture(scope="module")
+def curve() -> ThroughputCurve:
+    pts = project_session_curve("deepseek-r1", "b200", workload("agentic-coding"), configs=CFG,
+                                sessions=[1, 4, 8, 16, 24, 32, 48, 64])
+    return ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+
+
+def test_realized_hits_are_priced(curve: ThroughputCurve) -> None:
+    lo, hi = curve.interactivity_range
+    x = float(lo + 0.02 * (hi - lo))  # near the slow end: many sessions, hits below theoretical
+    row = evaluate("deepseek-r1", "b200", workload="agentic-coding", throughput_curve=curve,
+                   interactivity_tok_per_s_per_user=x, cost_usd_per_gpu_hour=3.0,
+                   input_usd_per_mtok=1.0, cached_input_usd_per_mtok=0.1, output_usd_per_mtok=4.0).iloc[0]
+    h, _ = session_figures_at(curve, x)
+    w = workload("agentic-coding")
+    assert row["theoretical_cache_hit_frac"] == pytest.approx(w.cached_prefix_frac)
+    assert row["realized_cache_hit_frac"] == pytest.approx(h)
+    assert row["cache_hit_frac"] == pytest.approx(h)
+    assert h <= w.cached_prefix_frac
+    s = w.input_share_frac
+    # blended = s_in ((1 - h) p_in + h p_cached) + (1 - s_in) p_out, by hand
+    assert row["blended_price_usd_per_mtok"] == pytest.approx(s * ((1 - h) * 1.0 + h * 0.1) + (1 - s) * 4.0)
+    assert row["cost_usd_per_output_mtok"] == pytest.approx(row["cost_usd_per_mtok"] / (1 - s))
+
+
+def test_gpu_time_split_uses_the_models_own_cached_cost(curve: ThroughputCurve) -> None:
+    x = float(np.mean(curve.interactivity_range))
+    kw = {"workload": "agentic-coding", "throughput_curve": curve, "interactivity_tok_per_s_per_user": x,
+          "cost_usd_per_gpu_hour": 3.0, "cost_split_rule": "gpu_time",
+          "prefill_throughput_tok_per_s_per_gpu": 10_000.0, "decode_throughput_tok_per_s_per_gpu": 1_000.0}
+    own = evaluate("deepseek-r1", "b200", **kw).iloc[0]
+    fixed = evaluate("deepseek-r1", "b200", cached_cost_ratio=0.1, **kw).iloc[0]
+    _, ratio = session_figures_at(curve, x)
+    assert math.isfinite(ratio)
+    assert ratio != pytest.approx(0.1)
+    assert own["cached_input_cost_usd_per_mtok"] / own["input_cost_usd_per_mtok"] == pytest.approx(ratio)
+    assert fixed["cached_input_cost_usd_per_mtok"] / fixed["input_cost_usd_per_mtok"] == pytest.approx(0.1)
+
+
+def test_fixed_workload_keeps_the_workload_mix() -> None:
+    row = evaluate(None, "b200", workload="8k/1k", throughput_tok_per_s_per_gpu=1000.0, cost_usd_per_gpu_hour=2.0,
+                   input_usd_per_mtok=1.0, output_usd_per_mtok=2.0).iloc[0]
+    assert row["realized_cache_hit_frac"] == 0.0
+    assert row["cost_usd_per_output_mtok"] == pytest.approx(row["cost_usd_per_mtok"] * (8192 + 1024) / 1024)
+
+
+def test_compare_takes_the_agentic_workload() -> None:
+    out = tk.compare("kimi-k2.7", ["mi355x"], workload="agentic-coding", interactivity_tok_per_s_per_user=30.0)
+    assert set(out["workload"]) == {"agentic-coding"}
+    assert (out["realized_cache_hit_frac"] <= out["theoretical_cache_hit_frac"] + 1e-12).all()
