@@ -6,7 +6,7 @@ parallelism) and a prefill pool of ``N_p`` accelerators in replicas of ``n_p``. 
 concurrency ``B`` per decode replica::
 
     R     = (N_d / n_d) x R_rep(B)                      requests/s (pure decode steps, roofline)
-    g     = G(ISL) - G(C)                               prefill accelerator-seconds per request
+    g                                                   prefill accelerator-seconds per request
     N_p   = n_p x ceil(max(R g / (n_p u_max), R kv / (n_p bw_p eff)))      rate matching
     u_p   = R g / N_p                                   prefill pool utilisation
     t_kv  = kv / (min(n_p bw_p, n_d bw_d) x eff)        KV transfer of one request
@@ -16,11 +16,11 @@ concurrency ``B`` per decode replica::
     input per prefill GPU = ISL R / N_p,  output per decode GPU = OSL R / N_d
     cost per GPU-hour     = (N_p c_p + N_d c_d) / (N_p + N_d)
 
-``G(L)`` is the accelerator time a batched prefill pool spends on a prompt of ``L`` tokens
-(FLOPs at the prefill efficiency plus link time, weight reads amortised over the batch; from
-:func:`~tokenomics.perf.roofline_points`), so ``G(ISL) - G(C)`` charges only the uncached tokens
-(their linear FLOPs and their causal attention over the whole context, both exactly linear in
-the differences). ``t_p`` is the latency of one prefill alone, ``t(ISL) x g / G(ISL)``. ``kv``
+``g`` is the accelerator time a batched prefill pool spends on one prompt (FLOPs at the
+prefill efficiency plus link time, weight reads amortised over the batch; from
+:func:`~tokenomics.perf.roofline_points` with ``cached_tokens``): only the ``ISL - C`` uncached
+tokens are computed, each attending to the whole context. ``t_p`` is the latency of one prefill
+alone (the cached prefix's KV read once). ``kv``
 is the KV cache of the full ``ISL`` context (the decode pool receives all of it), ``bw`` the
 scale-out bandwidth per accelerator (the scale-up link when both pools share one scale-up
 domain of the same hardware), ``eff`` the fraction of line rate a transfer reaches. The
@@ -28,9 +28,9 @@ decode-side NICs cap the rate: ``R kv <= N_d bw_d eff``.
 
 Assumptions (stated once, here): the prefill pool is an M/D/c queue of ``k_p`` replicas with
 Poisson arrivals (the M/D/c wait is taken as half the M/M/c one, the usual approximation for
-deterministic service); the cached prefix is resident on the prefill pool (reading it is not
-charged); a KV transfer starts when the prefill ends (no layer-wise overlap); the decode pool's
-own collectives and the KV traffic do not contend. Each pool's TCO is its own hardware's.
+deterministic service); the cached prefix is resident on the prefill pool; a KV transfer
+starts when the prefill ends (no layer-wise overlap); the decode pool's own collectives and the
+KV traffic do not contend. Each pool's TCO is its own hardware's.
 """
 
 from __future__ import annotations
@@ -241,15 +241,10 @@ def _prefill_work(
             f"{hw.hbm_capacity_gb:g}); use more tensor or pipeline parallelism in the prefill pool"
         )
 
-    def gpu_s(length: float) -> tuple[float, float]:
-        pts = roofline_points(m, hw, [1.0], isl_tokens=length, osl_tokens=1.0, config=cfg,
-                              factors=f, check_capacity=False)
-        row = pts.iloc[0]
-        return float(row["num_prefill_gpus"] / row["requests_per_s"]), float(row["ttft_s"])
-
-    full, latency = gpu_s(isl)
-    work = full - (gpu_s(cached)[0] if cached > 0 else 0.0)
-    return work, latency * work / full
+    pts = roofline_points(m, hw, [1.0], isl_tokens=isl, osl_tokens=1.0, config=cfg, factors=f,
+                          check_capacity=False, cached_tokens=cached)
+    row = pts.iloc[0]
+    return float(row["num_prefill_gpus"] / row["requests_per_s"]), float(row["ttft_s"])
 
 
 def _default_decode_gpus(hw: Hardware, cfg: ServingConfig) -> int:
