@@ -243,3 +243,32 @@ def test_cheapest_at_prices_aggregated_rows_at_their_tco() -> None:
     # at 50: aggregated 2.0/1000 beats the plan's 2.5/1200
     assert got["cost_usd_per_mtok"].iloc[1] == pytest.approx(2.0 / (1000 * 3600 * 0.5) * 1e6)
     assert np.isnan(got["cost_usd_per_mtok"].iloc[2])
+
+
+def test_prefill_work_is_exactly_quadratic_in_the_cached_tokens() -> None:
+    from tokenomics.perf.disagg import _Prefill, _prefill_work
+
+    cfg = ServingConfig(tp=8, ep=8, disaggregated=True, **FP4)
+    hw = tk.hardware("b200")
+    fit = _Prefill.build(tk.model("deepseek-r1"), hw, cfg, 32768.0, 0.0, 0.9, FACTORS)
+    direct, _ = _prefill_work(tk.model("deepseek-r1"), hw, cfg, 32768.0, 10_000.0, FACTORS)
+    assert fit.at(np.asarray([10_000.0]))[0][0] == pytest.approx(direct, rel=1e-6)
+
+
+def test_realized_hits_fall_with_sessions_and_rise_with_the_prefill_pool() -> None:
+    # 100k-token contexts: a TP8 B200 prefill replica's KV capacity holds ~27 of them
+    kw = {"isl_tokens": 100_000.0, "osl_tokens": 1000.0, "theoretical_hit_frac": 0.95, "tco_usd_per_gpu_hour": 2.0}
+    small = ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=40),
+                        decode=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=64))
+    big = small.model_copy(update={"prefill": small.prefill.model_copy(update={"num_gpus": 48})})
+    a = _points(small, [8.0, 16.0], **kw)
+    b = _points(big, [16.0], **kw)
+    assert (a["cache_hit_frac"] <= 0.95 + 1e-12).all()
+    assert a["cache_hit_frac"].iloc[1] < a["cache_hit_frac"].iloc[0]
+    assert b["cache_hit_frac"].iloc[0] > a["cache_hit_frac"].iloc[1]
+    assert (a["theoretical_cache_hit_frac"] == 0.95).all()
+    # at 24 sessions per decode replica the small pool's cache collapses and it cannot keep up
+    with pytest.raises(ValueError, match="rates cannot be matched"):
+        _points(small, [24.0], **kw)
+    with pytest.raises(ValueError, match="not both"):
+        _points(small, [2.0], cached_tokens=1000.0, **kw)

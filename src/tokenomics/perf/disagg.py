@@ -278,6 +278,7 @@ def plan_points(
     isl_tokens: float = 1024.0,
     osl_tokens: float = 1024.0,
     cached_tokens: float = 0.0,
+    theoretical_hit_frac: float | None = None,
     prefill_factors: RooflineFactors | None = None,
     decode_factors: RooflineFactors | None = None,
     tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
@@ -300,7 +301,14 @@ def plan_points(
     isl_tokens, osl_tokens : float
         Input (cached prefix included) and output tokens per request [tokens], > 0.
     cached_tokens : float
-        Input tokens per request served from the prefix cache, in [0, ISL) [tokens].
+        Input tokens per request served from the prefix cache, in [0, ISL) [tokens]: a hit rate
+        you assert.
+    theoretical_hit_frac : float, optional
+        Instead of ``cached_tokens``: the workload's theoretical prefix-cache hit rate, in
+        [0, 1). The realized rate is then solved per point (fixed point): the prefix cache is the
+        prefill pool's KV capacity (:func:`~tokenomics.perf.step.kv_capacity_tokens` per replica,
+        times the replicas), holding one ``ISL``-token context per session in flight
+        (:func:`tokenomics.memory.prefix_cache.realized_hit_frac`), and a larger pool holds more.
     prefill_factors, decode_factors : RooflineFactors, optional
         Efficiencies of each pool (default: the bundled calibration's for its hardware).
     tco_usd_per_gpu_hour : float, dict or None
@@ -316,7 +324,8 @@ def plan_points(
         interactivity_tok_per_s_per_user, ttft_s, e2e_interactivity_tok_per_s_per_user,
         num_gpus, num_prefill_gpus, num_decode_gpus, throughput_tok_per_s_per_gpu,
         input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu,
-        max_concurrency`` and :data:`DISAGG_COLUMNS`.
+        max_concurrency``, ``cache_hit_frac`` (realized), ``theoretical_cache_hit_frac`` and
+        :data:`DISAGG_COLUMNS`.
 
     Raises
     ------
@@ -324,7 +333,8 @@ def plan_points(
         A pool whose weights or prompt do not fit, hardware without the scale-out bandwidth or
         the precision rate its role needs (the message names the field), a fixed prefill pool
         too small for the decode pool's request rate, a decode pool whose NICs cannot receive
-        the KV caches at that rate, ``cached_tokens`` outside [0, ISL).
+        the KV caches at that rate, ``cached_tokens`` outside [0, ISL), or both
+        ``cached_tokens`` and ``theoretical_hit_frac`` given.
 
     Examples
     --------
@@ -348,13 +358,49 @@ def plan_points(
     f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
-    prefill = _prefill_work(m, hw_p, plan.prefill.config, isl, cached, f_p)
+    prefill = _Prefill.build(m, hw_p, plan.prefill.config, isl, cached, theoretical_hit_frac, f_p)
     costs = (_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
     return _plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity)
 
 
+class _Prefill:
+    """Prefill work per request as a function of the cached tokens, and the prefix-cache rule.
+
+    ``g(C)`` is exactly quadratic in the cached tokens ``C`` (linear FLOPs and links in
+    ``ISL - C``, attention pairs ``(ISL - C) C + (ISL - C)(ISL - C + 1) / 2``), so three
+    evaluations fix it; the single-prefill latency is interpolated the same way.
+    """
+
+    def __init__(self, g: np.ndarray, t: np.ndarray, cached: float, hit: float | None, capacity: float) -> None:
+        self.g, self.t, self.cached, self.hit, self.capacity = g, t, cached, hit, capacity
+
+    @classmethod
+    def build(cls, m: Model, hw: Hardware, cfg: ServingConfig, isl: float, cached: float, hit: float | None,
+              f: RooflineFactors) -> _Prefill:
+        if hit is None:
+            g_one, t_one = _prefill_work(m, hw, cfg, isl, cached, f)
+            return cls(np.asarray([g_one]), np.asarray([t_one]), cached, None, 0.0)
+        if cached:
+            raise ValueError("give cached_tokens or theoretical_hit_frac, not both")
+        check_range("theoretical_hit_frac", hit, low=0.0, high=1.0, high_inclusive=False)
+        from tokenomics.perf.step import kv_capacity_tokens
+
+        knots = np.asarray([0.0, 0.5, 0.999]) * isl
+        work = [_prefill_work(m, hw, cfg, isl, float(c), f) for c in knots]
+        g_fit = np.polyfit(knots, [w[0] for w in work], 2)
+        t_fit = np.polyfit(knots, [w[1] for w in work], 2)
+        cap = kv_capacity_tokens(m, hw, config=cfg, factors=f, context_tokens=isl)
+        return cls(g_fit, t_fit, 0.0, float(hit), float(cap))
+
+    def at(self, cached: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Accelerator-seconds per request and single-prefill latency at ``cached`` tokens."""
+        if self.hit is None:
+            return np.full_like(cached, self.g[0]), np.full_like(cached, self.t[0])
+        return np.polyval(self.g, cached), np.polyval(self.t, cached)
+
+
 def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl: float, f_d: RooflineFactors,
-                prefill: tuple[float, float], costs: tuple[float, float], check_capacity: bool) -> pd.DataFrame:
+                prefill: _Prefill, costs: tuple[float, float], check_capacity: bool) -> pd.DataFrame:
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
     cfg_p, cfg_d = plan.prefill.config, plan.decode.config
     n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
@@ -369,7 +415,8 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
     rate = (n_dec / n_d) * dec["requests_per_s"].to_numpy(dtype=float)
 
     # prefill: accelerator-seconds per request and the latency of one prefill
-    g, t_p = prefill
+    cached = np.full_like(rate, prefill.cached)
+    g, t_p = prefill.at(cached)
     kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
     same_domain = (hw_p.hardware_id == hw_d.hardware_id and plan.prefill.num_gpus is not None
                    and plan.prefill.num_gpus + n_dec <= hw_d.scaleup_domain_accelerators)
@@ -388,6 +435,23 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
             "lower the concurrency"
         )
     need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
+    sessions = batch * n_dec / n_d
+    if prefill.hit is not None:
+        # realized hits: the prefill pool's KV capacity holds the sessions' prefixes; more
+        # replicas hold more, fewer hits need more replicas (damped fixed point)
+        from tokenomics.memory.prefix_cache import realized_hit_frac
+
+        fixed = plan.prefill.num_gpus
+        h = np.full_like(rate, prefill.hit)
+        for _ in range(40):
+            g, t_p = prefill.at(isl * h)
+            need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
+            k = np.full_like(rate, fixed / n_p) if fixed else np.maximum(1.0, np.ceil(need - 1e-9))
+            h_new = np.asarray(realized_hit_frac(prefill.hit, k * prefill.capacity, sessions, isl), dtype=float)
+            h = 0.5 * h + 0.5 * np.minimum(h_new, prefill.hit)
+        cached = isl * h
+        g, t_p = prefill.at(cached)
+        need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
     if plan.prefill.num_gpus is None:
         replicas = np.maximum(1.0, np.ceil(need - 1e-9))
     else:
@@ -398,7 +462,7 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
             raise ValueError(
                 f"rates cannot be matched: the prefill pool (num_gpus={plan.prefill.num_gpus} x "
                 f"{hw_p.hardware_id}, {cfg_p.label}) serves at most "
-                f"{replicas[i] * n_p * u_max / g:.3g} requests/s at prefill_max_utilization_frac="
+                f"{replicas[i] * n_p * u_max / g[i]:.3g} requests/s at prefill_max_utilization_frac="
                 f"{u_max:g}, but the decode pool produces {rate[i]:.3g} requests/s at concurrency "
                 f"{batch[i]:g}; give the prefill pool at least {int(np.ceil(need[i])) * n_p} GPUs "
                 "or lower the concurrency"
@@ -428,6 +492,8 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "input_throughput_tok_per_s_per_gpu": isl * rate / n_pre,
         "output_throughput_tok_per_s_per_gpu": osl * rate / n_dec,
         "max_concurrency": dec["max_concurrency"].to_numpy(),
+        "cache_hit_frac": cached / isl,
+        "theoretical_cache_hit_frac": prefill.hit if prefill.hit is not None else prefill.cached / isl,
         "prefill_hardware_id": hw_p.hardware_id,
         "decode_hardware_id": hw_d.hardware_id,
         "prefill_config": cfg_p.label,
@@ -606,6 +672,7 @@ def project_disagg_curve(
     isl_tokens: float = 1024.0,
     osl_tokens: float = 1024.0,
     cached_tokens: float = 0.0,
+    theoretical_hit_frac: float | None = None,
     concurrency: Sequence[float] | np.ndarray | None = None,
     prefill_config: ServingConfig | None = None,
     decode_configs_: Iterable[ServingConfig] | None = None,
@@ -636,6 +703,9 @@ def project_disagg_curve(
         Hardware of each pool (may be the same).
     isl_tokens, osl_tokens, cached_tokens : float
         Tokens per request: input (cached prefix included), output and cached prefix [tokens].
+    theoretical_hit_frac : float, optional
+        Instead of ``cached_tokens``: solve the realized hit rate per point from the prefill
+        pool's KV capacity (see :func:`plan_points`).
     concurrency : sequence of float, optional
         Decode concurrencies per replica [count] (default: the grid above).
     prefill_config : ServingConfig, optional
@@ -692,7 +762,7 @@ def project_disagg_curve(
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
     check_range("cached_tokens", float(cached_tokens), low=0.0, high=isl, high_inclusive=False)
-    prefill = _prefill_work(m, hw_p, cfg_p, isl, float(cached_tokens), f_p)
+    prefill = _Prefill.build(m, hw_p, cfg_p, isl, float(cached_tokens), theoretical_hit_frac, f_p)
     costs = ((_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
              if with_cost else (1.0, 1.0))
     frames = []
@@ -770,7 +840,8 @@ def project_disagg_curve(
             "ttft_median_s": pts["ttft_s"],
             "tpot_median_s": pts["tpot_s"],
             "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
-            "cache_hit_frac": float(cached_tokens) / isl,
+            "cache_hit_frac": pts["cache_hit_frac"],
+            "theoretical_cache_hit_frac": pts["theoretical_cache_hit_frac"],
             "kind": "projected",
             "source": "tokenomics.perf.disagg",
             "note": f"disaggregated roofline projection, {label}",
