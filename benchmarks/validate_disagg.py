@@ -82,6 +82,8 @@ def inferencex_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
             reason = "no throughput per GPU of both pools (output per decode GPU only, prefill GPUs not stated)"
         elif row["workload"] not in WORKLOADS:
             reason = f"workload {row['workload']!r}: ISL/OSL not stated"
+        elif row["spec_decoding"] == "mtp" and not tk.perf.speculative_settings(row["model_id"]):
+            reason = "MTP run of a model without a published acceptance rate"
         if reason:
             left.append({"row": i, "hardware_id": row["hardware_id"], "model_id": row["model_id"],
                          "workload": row["workload"], "reason": reason})
@@ -169,7 +171,7 @@ def main() -> None:
         print("Left out (disaggregated rows of measured_points.csv):")
         print(left.to_string(index=False))
         print()
-    cols = ["hardware_id", "workload", "precision", "spec_decoding", "interactivity_tok_per_s_per_user",
+    cols = ["hardware_id", "model_id", "workload", "precision", "spec_decoding", "interactivity_tok_per_s_per_user",
             "measured_tok_per_s_per_gpu", "projected_tok_per_s_per_gpu", "error_frac"]
     print("InferenceX Dynamo disaggregated points (same hardware both pools, projected disaggregated frontier):")
     print(ix[cols].round(3).to_string(index=False))

@@ -758,6 +758,11 @@ def project_disagg_curve(
                                                  factors=f_p)
     cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(
         m, hw_d, speculative=speculative, **best_practice_precisions(m, hw_d))
+    if not cfgs_d:
+        raise ValueError(
+            f"no decode configuration of {m.model_id} on {hw_d.hardware_id} to search (decode_configs_ "
+            "is empty, or no parallelism up to 64 holds the weights)"
+        )
     cfg_p = cfg_p.model_copy(update={"disaggregated": True})
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
