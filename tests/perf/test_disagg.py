@@ -272,3 +272,25 @@ def test_realized_hits_fall_with_sessions_and_rise_with_the_prefill_pool() -> No
         _points(small, [24.0], **kw)
     with pytest.raises(ValueError, match="not both"):
         _points(small, [2.0], cached_tokens=1000.0, **kw)
+
+
+def test_evaluation_path_prices_each_pool_at_its_own_tco() -> None:
+    from tokenomics.chain import resolve_tco
+    from tokenomics.perf import evaluate_plan
+
+    pts = _points(_b200_h200(num_gpus=16), [16.0, 64.0], tco_usd_per_gpu_hour=None)
+    rows = evaluate_plan("deepseek-r1", pts, workload="8k/1k", utilization_frac=0.6, license_fee_frac=0.3)
+    basis = resolve_tco(None)
+    c_p, c_d = basis.tco(tk.hardware("b200")).usd_per_gpu_hour, basis.tco(tk.hardware("h200")).usd_per_gpu_hour
+    n_p = pts["num_prefill_gpus"].to_numpy()
+    dollars_per_h = n_p * c_p + 16 * c_d
+    tokens_per_h = pts["requests_per_s"].to_numpy() * (8192 + 1024) * 3600 * 0.6
+    np.testing.assert_allclose(rows["cost_usd_per_mtok"], dollars_per_h / tokens_per_h * 1e6)
+    np.testing.assert_allclose(rows["prefill_cost_usd_per_gpu_hour"], c_p)
+    assert (rows["hardware_id"] == "b200+h200-sxm").all()
+    assert (rows["tco_basis"] == basis.kind).all()
+    # margin = 1 - fee - cost / price (no royalty or fixed fee)
+    np.testing.assert_allclose(rows["gross_margin_frac"],
+                               1 - 0.3 - rows["cost_usd_per_mtok"] / rows["blended_price_usd_per_mtok"])
+    with pytest.raises(ValueError, match="plan supplies"):
+        evaluate_plan("deepseek-r1", pts, cost_usd_per_gpu_hour=2.0)
