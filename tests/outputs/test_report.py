@@ -77,7 +77,8 @@ def test_chart_data_carries_hover_and_selector_tags(out):
     assert {"envelope", "configs"} <= roles
     configs = [tr for tr in pareto["data"] if tr["meta"]["role"] == "configs"]
     assert all(tr["visible"] is False for tr in configs)  # configurations on demand only
-    assert all("source: %{customdata[1]}" in tr["hovertemplate"] for tr in configs)
+    assert all("source: " in tr["hovertemplate"] for tr in configs)
+    assert all("configuration: %{customdata[0]}" in tr["hovertemplate"] for tr in configs)
     cost = next(f for f in figs if f["layout"]["meta"]["title"].startswith("deepseek-r1: cost"))
     tco_tags = {tr["meta"]["tco"] for tr in cost["data"]}
     rates = pd.read_csv(out / "tco_rates.csv")
@@ -380,3 +381,17 @@ def test_projected_hardware_has_band(tmp_path):
     cell = report.headline_cells(rep.tables["headline"])[0][6]
     assert cell == (f"{head['cost_usd_per_mtok']:.3f} "
                     f"({head['cost_low_usd_per_mtok']:.3f}-{head['cost_high_usd_per_mtok']:.3f})")
+
+
+def test_extra_workloads_fill_the_workload_selector(tmp_path):
+    opts = ReportOptions(models=("deepseek-r1",), hardware=("b200",), extra_workloads=("1k/1k", "8k/1k"))
+    assert [w.name for w in opts.extra_workloads] == ["1k/1k"]  # the main workload is not repeated
+    path = write_report(tmp_path / "r", opts, progress=False, png=False)
+    page = path.read_text(encoding="utf-8")
+    selector = re.search(r'<select id="sel-workload">(.*?)</select>', page, flags=re.S)
+    assert selector
+    assert re.findall(r'<option value="([^"]+)"', selector.group(1)) == ["8k/1k", "1k/1k"]
+    std = pd.read_csv(tmp_path / "r" / "standard_points.csv")
+    assert set(std["workload"]) == {"8k/1k", "1k/1k"}
+    head = pd.read_csv(tmp_path / "r" / "headline.csv")
+    assert len(head) == 1  # headline and margin stay at the main workload

@@ -537,6 +537,7 @@ def _cmd_report(args: argparse.Namespace) -> None:
         reference_interactivity_tok_per_s_per_user=args.interactivity,
         price_provider=args.provider,
         tco=_tco_basis(args),
+        extra_workloads=tuple(args.also_workload or ()),
     )
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
     if not args.quiet:
@@ -683,6 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
              epilog="examples:\n  tokenomics report\n"
                     "  tokenomics report -o r --model deepseek-r1 --hardware b200 --hardware gb200\n"
                     "  tokenomics report --utilization 0.8 --license-fee 0.3 --tco-profile neocloud\n"
+                    "  tokenomics report --workload 8k/1k --also-workload 1k/1k --also-workload 1k/8k\n"
                     "  tokenomics report --tco-vintage 2026-09 --tco-tier hyperscaler --force\n\n"
                     "defaults: DeepSeek-R1 and gpt-oss-120b; every system with a measured or projected\n"
                     "curve and a TCO; itemised hyperscaler TCO; utilization 0.6; license fee 0.30 for a\n"
@@ -698,6 +700,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--interactivity", type=_number_arg, default=50.0, metavar="TOK_PER_S_PER_USER",
                     help="reference interactivity of the margin table (default 50)")
     _add_traffic_options(rp)
+    rp.add_argument("--also-workload", action="append", metavar="NAME",
+                    help="add this workload's curves and cost tables to the report's workload selector; repeat")
     rp.add_argument("--provider", help="price provider (default first-party or latest)")
     _add_tco_options(rp)
     rp.add_argument("--force", action="store_true",

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -93,6 +96,9 @@ class ReportOptions(BaseModel):
         Interactivity at which throughput, cost and margin are compared [tok/s/user].
     price_provider : str, optional
         API price provider (default the catalog's first-party or latest price).
+    extra_workloads : tuple of Workload or str, optional
+        Further workloads whose curves, cost curves and standard-interactivity tables are added
+        (the report's workload selector); headline and margin stay at ``workload``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -105,6 +111,7 @@ class ReportOptions(BaseModel):
     tco: TcoBasis = DEFAULT_TCO_BASIS
     reference_interactivity_tok_per_s_per_user: float = DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER
     price_provider: str | None = None
+    extra_workloads: tuple[Workload, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -121,6 +128,10 @@ class ReportOptions(BaseModel):
             data["tco"] = resolve_tco(data.pop("tco", None), **keywords)
         if "workload" in data:
             data["workload"] = workload(data["workload"])
+        if "extra_workloads" in data:
+            main = workload(data.get("workload", DEFAULT_WORKLOAD)).name
+            extra = (workload(w) for w in data["extra_workloads"] or ())
+            data["extra_workloads"] = tuple({w.name: w for w in extra if w.name != main}.values())
         return data
 
     @field_validator("utilization_frac")
@@ -288,6 +299,9 @@ def build_report(
     focus: dict[str, str] = {}
     curves_used: dict[tuple[str, str], Any] = {}
     u_grid = np.round(np.linspace(0.05, 1.0, 20), 4)
+    all_workloads = (opts.workload, *opts.extra_workloads)
+    say(f"curves: {len(opts.models)} model(s) x {len(tco_results)} system(s) x {len(all_workloads)} workload(s)")
+    fetched = _prefetch_curves(opts.models, list(tco_results), all_workloads, x_ref)
     for model_id in opts.models:
         model = catalog.model(model_id)
         fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model)
@@ -296,8 +310,7 @@ def build_report(
         for hid, tco_res in tco_results.items():
             hw = catalog.hardware(hid)
             try:
-                curve, points = reference_curve(model, hw, workload=opts.workload,
-                                                interactivity_tok_per_s_per_user=x_ref)
+                curve, points = _fetched(fetched, model_id, hid, opts.workload)
             except (KeyError, ValueError) as err:
                 skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve",
                                 "reason": _reason("curve", hid, err)})
@@ -333,6 +346,19 @@ def build_report(
             curves_used[(model_id, hid)] = curve
             rows_for_model.append(row)
             util_frames.append(sweep(_scenario(model_id, hid, opts, curve, fee), utilization_frac=u_grid))
+        for extra in opts.extra_workloads:
+            for hid in tco_results:
+                try:
+                    curve, points = _fetched(fetched, model_id, hid, extra)
+                except (KeyError, ValueError) as err:
+                    skipped.append({"model_id": model_id, "hardware_id": hid, "stage": f"curve ({extra.name})",
+                                    "reason": _reason("curve", hid, err)})
+                    continue
+                point_frames.append(points.assign(curve_kind=curve.kind, workload=extra.name))
+                front = pareto_frontier(points, by=None)
+                cost_frames.extend(_cost_frames(front, curve, rates[hid], extra.name, u))
+                std_frames.append(_standard_points(model_id, hid, extra.name, curve, band_ratios(curve),
+                                                   rates[hid], u))
         say(f"{model_id}: evaluated on {len(rows_for_model)} of {len(tco_results)} candidate systems"
             + ("; the rest under 'Not evaluated'" if len(rows_for_model) < len(tco_results) else ""))
         if not rows_for_model:
@@ -401,6 +427,58 @@ def build_report(
     tables["assumptions"] = _assumptions(opts, head)
     tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results)
     return Report(options=opts, tables=tables, focus=focus)
+
+
+def _fetch_one(task: tuple[str, str, Workload, float]) -> Any:
+    model_id, hid, wl, x_ref = task
+    try:
+        return reference_curve(model_id, hid, workload=wl, interactivity_tok_per_s_per_user=x_ref)
+    except (KeyError, ValueError) as err:
+        return err
+
+
+def _prefetch_curves(models: Sequence[str], hardware: Sequence[str], workloads: Sequence[Workload],
+                     x_ref: float) -> dict[tuple[str, str, str], Any]:
+    """Return the reference curve (or the error) of every model, system and workload, on several cores."""
+    tasks = [(m, h, w, x_ref) for m in models for w in workloads for h in hardware]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = min(cores, 4, len(tasks))
+    results: list[Any]
+    if workers > 1 and len(tasks) >= 4 and "fork" in multiprocessing.get_all_start_methods():
+        # projections are CPU-bound pure functions: one process per core
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(_fetch_one, tasks, chunksize=1))
+    else:
+        results = [_fetch_one(task) for task in tasks]
+    return {(m, h, w.name): r for (m, h, w, _), r in zip(tasks, results, strict=True)}
+
+
+def _fetched(fetched: dict[tuple[str, str, str], Any], model_id: str, hid: str, wl: Workload) -> Any:
+    got = fetched[(model_id, hid, wl.name)]
+    if isinstance(got, BaseException):
+        raise got
+    return got
+
+
+def _cost_frames(front: pd.DataFrame, curve: Any, rates: dict[str, float], wl: str, u: float) -> list[pd.DataFrame]:
+    """Cost per Mtok along a frontier, one frame per TCO basis."""
+    frames = []
+    for label, rate in rates.items():
+        cost = front[["model_id", "hardware_id", "kind", "interactivity_tok_per_s_per_user",
+                      "throughput_tok_per_s_per_gpu"]].copy()
+        cost.insert(3, "workload", wl)
+        cost.insert(4, "tco_label", label)
+        tput = cost["throughput_tok_per_s_per_gpu"].astype(float)
+        cost["cost_usd_per_gpu_hour"] = rate
+        cost["utilization_frac"] = u
+        cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
+        if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind == "projected":
+            high = front["throughput_high_tok_per_s_per_gpu"].astype(float)
+            low = front["throughput_low_tok_per_s_per_gpu"].astype(float)
+            cost["cost_low_usd_per_mtok"] = cost_per_mtok(rate, high, u)
+            cost["cost_high_usd_per_mtok"] = cost_per_mtok(rate, low, u)
+        frames.append(cost)
+    return frames
 
 
 def _tco_rates(hardware_id: str, opts: ReportOptions, chosen: TcoResult) -> dict[str, float]:

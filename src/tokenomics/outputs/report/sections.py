@@ -12,8 +12,10 @@ hidden until asked for). PNG versions of the main charts (:func:`png_charts`) ar
 
 from __future__ import annotations
 
+import functools
 import html
 import io
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +63,7 @@ SectionBuilder = Callable[[Report], "Section | list[Section] | None"]
 # --- helpers -------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)
 def _name(hardware_id: str) -> str:
     from tokenomics.outputs.plot import display_name
 
@@ -101,7 +104,8 @@ def _num(series: pd.Series) -> np.ndarray:
 
 
 def _list(values: np.ndarray) -> list[float | None]:
-    return [float(v) if math.isfinite(v) else None for v in values]
+    """Plain floats to 5 significant digits (what a chart can show); NaN and inf become gaps."""
+    return [float(f"{v:.5g}") if math.isfinite(v) else None for v in np.asarray(values, dtype=float)]
 
 
 def _band_trace(x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str, group: str,
@@ -125,6 +129,26 @@ def _text(value: Any) -> str:
 
 
 # --- pareto and cost ----------------------------------------------------------------------------------
+
+
+def _config_frontiers(points: pd.DataFrame) -> pd.DataFrame:
+    """Each serving configuration's own Pareto points (what "individual configurations" shows)."""
+    from tokenomics.curves.frontier import pareto_mask
+
+    keys = [c for c in ("config", "parallelism", "precision", "framework", "disaggregated") if c in points]
+    if not keys:
+        return points
+    codes = points[keys].astype("string").fillna("").agg("|".join, axis=1).to_numpy()
+    x, y = _num(points["interactivity_tok_per_s_per_user"]), _num(points["throughput_tok_per_s_per_gpu"])
+    keep = np.zeros(len(points), dtype=bool)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1], True])
+    for start, stop in itertools.pairwise(bounds):
+        idx = order[start:stop]
+        ok = idx[np.isfinite(x[idx]) & np.isfinite(y[idx])]
+        if ok.size:
+            keep[ok[pareto_mask(x[ok], y[ok])]] = True
+    return points[keep]
 
 
 def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] | None:
@@ -161,6 +185,8 @@ def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] 
                               "%{x:.1f} tok/s/user<br>%{y:,.0f} tok/s/GPU<br>" + band_text + "<extra></extra>"),
             "meta": {**meta, "role": "envelope"},
         })
+        sub = _config_frontiers(sub)
+        x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["throughput_tok_per_s_per_gpu"])
         cfg = sub.get("config", pd.Series(index=sub.index, dtype=object))
         par = sub.get("parallelism", pd.Series(index=sub.index, dtype=object))
         label = [
@@ -168,18 +194,23 @@ def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] 
                 t for t in (_text(p), _text(prec), _text(fw)) if t != "-")
             for c, p, prec, fw in zip(cfg, par, sub.get("precision", cfg), sub.get("framework", cfg), strict=True)
         ]
-        src = [_text(s) for s in sub.get("source", pd.Series("-", index=sub.index))]
+        src = [_text(s)[:90] for s in sub.get("source", pd.Series("-", index=sub.index))]
         conc = _num(sub["concurrency"]) if "concurrency" in sub else np.full(len(sub), np.nan)
+        one_source = len(set(src)) == 1
+        # one source for the whole system goes into the template, not into every point
+        source_text = html.escape(src[0]) if one_source and src else "%{customdata[2]}"
+        custom = [[lab[:70], f"{c:g}" if math.isfinite(c) else "-", *(() if one_source else (s,))]
+                  for lab, s, c in zip(label, src, conc, strict=True)]
         traces.append({
             "type": "scattergl" if len(sub) > 300 else "scatter", "mode": "markers",
             "x": _list(x), "y": _list(y), "name": f"{group} configurations", "legendgroup": group,
             "showlegend": False,
             "marker": {"symbol": style.symbol, "size": 5, "color": rgba(style.color, 0.55)},
-            "customdata": [[lab, s[:90], _text(c if math.isfinite(c) else None)]
-                           for lab, s, c in zip(label, src, conc, strict=True)],
+            "customdata": custom,
             "hovertemplate": (f"<b>{html.escape(_name(str(hid)))}</b> · {kind}<br>"
-                              "configuration: %{customdata[0]}<br>concurrency: %{customdata[2]}<br>"
-                              "%{x:.1f} tok/s/user · %{y:,.0f} tok/s/GPU<br>source: %{customdata[1]}<extra></extra>"),
+                              "configuration: %{customdata[0]}<br>concurrency: %{customdata[1]}<br>"
+                              "%{x:.1f} tok/s/user · %{y:,.0f} tok/s/GPU<br>source: " + source_text
+                              + "<extra></extra>"),
             "meta": {**meta, "role": "configs"},
             "visible": False,
         })
