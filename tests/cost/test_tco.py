@@ -202,3 +202,16 @@ def test_comparison_table_exists_and_recomputes():
             assert again.usd_per_gpu_hour == pytest.approx(row.published_usd_per_gpu_hour)
     with pytest.raises(KeyError, match="2026-09"):
         tk.tco_comparison_table(vintage="2026-13")
+
+
+def test_extra_host_memory_adds_its_price_to_capex():
+    base = tk.tco("b200")
+    more = tk.tco("b200", extra_host_memory_gb_per_accelerator=500)
+    price = tk.tco_inputs("b200").host_dram_usd_per_gb
+    assert more.inputs["capex_usd_per_accelerator"] - base.inputs["capex_usd_per_accelerator"] == pytest.approx(500 * price)
+    assert more.usd_per_gpu_hour > base.usd_per_gpu_hour
+    assert any("host memory" in n for n in more.notes)
+    with pytest.raises(ValueError, match="extra_host_memory_gb_per_accelerator"):
+        tk.tco("b200", extra_host_memory_gb_per_accelerator=-1)
+    with pytest.raises(ValueError, match="published"):
+        tk.tco("b200", basis="published", extra_host_memory_gb_per_accelerator=100)

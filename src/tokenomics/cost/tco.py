@@ -103,8 +103,13 @@ TCO_OVERRIDES: tuple[str, ...] = (
     "other_opex_frac_per_year",
     "rental_markup_frac",
     "accelerators_per_system",
+    "extra_host_memory_gb_per_accelerator",
 )
-"""Keyword overrides accepted by :func:`tco`, each in the unit its suffix names."""
+"""Keyword overrides accepted by :func:`tco`, each in the unit its suffix names.
+
+``extra_host_memory_gb_per_accelerator`` adds host DRAM beyond the system's base configuration
+(e.g. for a KV offload tier): its price, ``GB x host_dram_usd_per_gb`` of the system's TCO inputs,
+is added to the capex (the base host DRAM is already inside ``capex_usd_per_accelerator``)."""
 
 _TIER_TO_PROFILE: dict[str, str] = {
     "hyperscaler": "hyperscaler",
@@ -486,6 +491,19 @@ def tco(
             inputs[name] = float(value)
     if overrides:
         notes.append("overridden: " + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())))
+    extra_gb = float(overrides.get("extra_host_memory_gb_per_accelerator", 0.0))
+    if extra_gb > 0:
+        if inp.host_dram_usd_per_gb is None:
+            raise ValueError(
+                f"extra_host_memory_gb_per_accelerator needs host_dram_usd_per_gb for {hw.hardware_id!r} in the "
+                "TCO catalog; add the row or raise capex_usd_per_accelerator instead"
+            )
+        added = extra_gb * inp.host_dram_usd_per_gb
+        inputs["capex_usd_per_accelerator"] += added
+        inputs["host_memory_extra_capex_usd_per_accelerator"] = added
+        notes.append(
+            f"host memory: +{extra_gb:g} GB/accelerator x ${inp.host_dram_usd_per_gb:g}/GB = ${added:,.0f} capex"
+        )
 
     it_kw = overrides.get("it_power_kw_per_accelerator", hw.it_power_kw_per_accelerator)
     fac_kw = overrides.get("facility_power_kw_per_accelerator", hw.facility_power_kw_per_accelerator)

@@ -299,7 +299,9 @@ def kv_offload_tiers(
         if dram_bytes > dram.capacity_bytes:
             raise ValueError(
                 f"host_kv_gb_per_gpu={host_kv_gb_per_gpu} exceeds the {dram.capacity_bytes / BYTES_PER_GB:g} GB of "
-                f"host DRAM per accelerator of {hardware.hardware_id}"
+                f"host DRAM per accelerator of {hardware.hardware_id}; model more with "
+                "Hardware.with_values(host_memory_gb_per_accelerator=...) and price it with "
+                "tk.tco(..., extra_host_memory_gb_per_accelerator=...)"
             )
     capacities["dram"] = dram_bytes / b
     recall["dram"] = b / dram.effective_bw_bytes_per_s
