@@ -208,7 +208,8 @@ def test_extra_host_memory_adds_its_price_to_capex():
     base = tk.tco("b200")
     more = tk.tco("b200", extra_host_memory_gb_per_accelerator=500)
     price = tk.tco_inputs("b200").host_dram_usd_per_gb
-    assert more.inputs["capex_usd_per_accelerator"] - base.inputs["capex_usd_per_accelerator"] == pytest.approx(500 * price)
+    added = more.inputs["capex_usd_per_accelerator"] - base.inputs["capex_usd_per_accelerator"]
+    assert added == pytest.approx(500 * price)
     assert more.usd_per_gpu_hour > base.usd_per_gpu_hour
     assert any("host memory" in n for n in more.notes)
     with pytest.raises(ValueError, match="extra_host_memory_gb_per_accelerator"):
