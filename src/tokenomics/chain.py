@@ -49,6 +49,7 @@ from tokenomics.economics import (
     usd_per_gpu_year,
 )
 from tokenomics.economics.policy import default_license_fee_frac
+from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.perf.project import BAND_COLUMNS
 from tokenomics.workload import Workload, workload
 
@@ -81,6 +82,7 @@ CHAIN_COLUMNS: dict[str, str] = {
     "model_id": "catalog model id (None when prices and throughput are given)",
     "hardware_id": "catalog hardware id",
     "workload": "workload name",
+    "kv_offload": "tiers below HBM holding evicted session prefixes: 'none', 'dram' or 'ssd'",
     "curve_kind": "'measured', 'projected' (reference curve), the kind of a given curve, or 'given'",
     "interactivity_tok_per_s_per_user": "interactivity the throughput is read at (NaN when given)",
     "throughput_tok_per_s_per_gpu": "input + output tokens/s per accelerator while busy",
@@ -127,7 +129,7 @@ CHAIN_COLUMNS: dict[str, str] = {
 """Columns of :func:`evaluate` (and so of compare, sweep, the report's headline, ``cost``)."""
 
 SUPPLY_COLUMNS: tuple[str, ...] = (
-    "model_id", "hardware_id", "workload", "curve_kind", "interactivity_tok_per_s_per_user",
+    "model_id", "hardware_id", "workload", "kv_offload", "curve_kind", "interactivity_tok_per_s_per_user",
     "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
     "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
     "facility_power_kw_per_accelerator", "utilization_frac", "served_mtok_per_gpu_hour", "cost_usd_per_mtok",
@@ -241,6 +243,7 @@ def evaluate(
     cached_cost_ratio: Any = None,
     target_margin_frac: Any = 0.0,
     tco_result: TcoResult | None = None,
+    kv_offload: str = "none",
 ) -> pd.DataFrame:
     """Run the chain for one model on one system; tidy rows, one per element of the inputs.
 
@@ -296,6 +299,11 @@ def evaluate(
         Target gross margin of the break-even columns, < 1.
     tco_result : TcoResult, optional
         A TCO already computed on the basis for this hardware (saves recomputing it).
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted session prefixes (session workloads; the reference
+        curve is then the measured runs with that offload mode or the projection with those
+        tiers, :func:`tokenomics.perf.hierarchy.kv_offload_tiers`). Not with a fixed-sequence
+        workload, an explicit throughput or a curve of your own (it would not be used).
 
     Returns
     -------
@@ -340,7 +348,8 @@ def evaluate(
                   interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
                   throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu, throughput_curve=throughput_curve,
                   utilization_frac=utilization_frac,
-                  facility_power_kw_per_accelerator=facility_power_kw_per_accelerator, tco_result=tco_result)
+                  facility_power_kw_per_accelerator=facility_power_kw_per_accelerator, tco_result=tco_result,
+                  kv_offload=kv_offload)
     n = len(rows)
     # sessions: cached input is priced at the hit rate the server realizes, not the theoretical one
     realized = rows["realized_cache_hit_frac"].to_numpy(dtype=float)
@@ -430,6 +439,7 @@ def supply(
     utilization_frac: Any = DEFAULT_UTILIZATION_FRAC,
     facility_power_kw_per_accelerator: Any = None,
     tco_result: TcoResult | None = None,
+    kv_offload: str = "none",
 ) -> pd.DataFrame:
     """Run the supply side of the chain: curve, throughput, TCO and cost per Mtok.
 
@@ -446,7 +456,7 @@ def supply(
     workload : Workload
         The traffic.
     tco, cost_usd_per_gpu_hour, interactivity_tok_per_s_per_user, throughput_tok_per_s_per_gpu,
-    throughput_curve, utilization_frac, facility_power_kw_per_accelerator, tco_result
+    throughput_curve, utilization_frac, facility_power_kw_per_accelerator, tco_result, kv_offload
         As :func:`evaluate`.
 
     Returns
@@ -460,6 +470,10 @@ def supply(
         As :func:`evaluate`.
     """
     basis = _basis(tco, cost_usd_per_gpu_hour)
+    mode = check_kv_offload(kv_offload)
+    if mode != "none" and (throughput_tok_per_s_per_gpu is not None or throughput_curve is not None):
+        raise ValueError(f"kv_offload={mode!r} selects the reference curve; with an explicit throughput or curve "
+                         "it would not be used: drop kv_offload or the throughput/curve")
     # 1-2. curve and throughput at the target interactivity
     low = high = math.nan
     realized = own_ratio = math.nan
@@ -481,7 +495,7 @@ def supply(
             if model is None:
                 raise ValueError("give model= to read its curve, or throughput_tok_per_s_per_gpu")
             throughput_curve, _ = reference_curve(model, hardware, workload=workload,
-                                                  interactivity_tok_per_s_per_user=x)
+                                                  interactivity_tok_per_s_per_user=x, kv_offload=mode)
         thr = throughput_at(throughput_curve, x)
         kind = throughput_curve.kind
         low, high = band_ratios(throughput_curve)
@@ -530,6 +544,7 @@ def supply(
         "model_id": None if model is None else model.model_id,
         "hardware_id": hardware.hardware_id,
         "workload": workload.name,
+        "kv_offload": mode,
         "curve_kind": kind,
         "tco_basis": basis.kind,
         "tco_profile": basis.profile,

@@ -30,6 +30,7 @@ from tokenomics.chain import CHAIN_COLUMNS, DEFAULT_UTILIZATION_FRAC, evaluate
 from tokenomics.cost.tco import DEFAULT_TCO_BASIS, TcoBasis, TcoResult, tco_basis
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, LicenseFee, TokenMix
+from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
 __all__ = ["SWEEP_COLUMNS", "Scenario", "sweep"]
@@ -73,6 +74,7 @@ _CATEGORICAL = (
     "tco",
     "price_provider",
     "cost_split_rule",
+    "kv_offload",
     "interactivity_tok_per_s_per_user",
 )
 """Fields a sweep varies in an outer loop: each value re-reads the curve, the TCO or the prices."""
@@ -133,6 +135,8 @@ class Scenario(BaseModel):
         Fixed license fee [USD/GPU-hour].
     target_margin_frac : float, default 0
         Target gross margin of the break-even columns, < 1.
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted session prefixes (session workloads only).
 
     Notes
     -----
@@ -173,6 +177,7 @@ class Scenario(BaseModel):
     license_usd_per_mtok: float = 0.0
     license_usd_per_gpu_hour: float = 0.0
     target_margin_frac: float = 0.0
+    kv_offload: str = "none"
 
     @model_validator(mode="before")
     @classmethod
@@ -217,6 +222,11 @@ class Scenario(BaseModel):
         if value is not None:
             _NUMERIC_CHECKS[info.field_name](info.field_name, value)
         return value
+
+    @field_validator("kv_offload")
+    @classmethod
+    def _kv_offload(cls, value: str) -> str:
+        return check_kv_offload(value)
 
     @field_validator("hardware")
     @classmethod

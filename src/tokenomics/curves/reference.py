@@ -11,6 +11,7 @@ from tokenomics import catalog
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.measured import curves
+from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
 from tokenomics.workload import Workload, workload
@@ -27,6 +28,7 @@ def reference_curve(
     *,
     workload: Workload | str | None = None,
     interactivity_tok_per_s_per_user: float | None = None,
+    kv_offload: str = "none",
 ) -> tuple[ThroughputCurve, pd.DataFrame]:
     """Throughput curve of a model on a system: measured where bundled, else projected.
 
@@ -51,6 +53,9 @@ def reference_curve(
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
     interactivity_tok_per_s_per_user : float, optional
         The interactivity the curve will be read at [tok/s/user].
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted session prefixes (session workloads only; the
+        projection then uses :func:`tokenomics.perf.hierarchy.kv_offload_tiers`).
 
     Returns
     -------
@@ -75,10 +80,19 @@ def reference_curve(
     m = catalog.model(model) if isinstance(model, str) else model
     hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
     wl = _workload(workload)
+    mode = check_kv_offload(kv_offload)
+    if mode != "none" and wl.is_fixed:
+        raise ValueError(
+            f"kv_offload={mode!r} applies to session workloads (e.g. 'agentic-coding'); workload {wl.name!r} "
+            "is a fixed-sequence benchmark whose requests share no prefix: use kv_offload='none'"
+        )
     try:
         measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
     except ValueError:
         measured = pd.DataFrame()
+    if len(measured) and "kv_offload" in measured.columns:
+        # measured runs with another offload mode measure another system configuration
+        measured = measured[measured["kv_offload"].fillna("none").astype(str) == mode]
     groups: list[tuple[ThroughputCurve, pd.DataFrame]] = []
     if len(measured):
         for _, group in measured.groupby(list(MEASURED_GROUP_COLUMNS), dropna=False, sort=True):
@@ -99,7 +113,7 @@ def reference_curve(
         projected = project_curve(m, hw, isl_tokens=wl.isl_tokens, osl_tokens=wl.osl_tokens)
     else:
         # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
-        projected = project_session_curve(m, hw, wl)
+        projected = project_session_curve(m, hw, wl, kv_offload=mode)
     return ThroughputCurve.from_points(projected, allow_mixed_groups=True), projected
 
 

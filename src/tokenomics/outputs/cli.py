@@ -410,6 +410,9 @@ def _add_traffic_options(p: argparse.ArgumentParser) -> None:
                    help=f"workload preset: {', '.join(workload_names())} (default {DEFAULT_WORKLOAD})")
     p.add_argument("--isl", type=_number_arg, help="input tokens per request of a custom fixed workload (with --osl)")
     p.add_argument("--osl", type=_number_arg, help="output tokens per request of a custom fixed workload (with --isl)")
+    p.add_argument("--kv-offload", choices=("none", "dram", "ssd"), default="none",
+                   help="tiers below HBM holding evicted session prefixes (session workloads such as "
+                        "agentic-coding; default none)")
 
 
 def _cmd_cost(args: argparse.Namespace) -> None:
@@ -420,7 +423,8 @@ def _cmd_cost(args: argparse.Namespace) -> None:
     basis, wl = _tco_basis(args), _workload(args)
     m = tk.model(args.model) if args.model else None
     frames = [supply(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
-                     interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization)
+                     interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
+                     kv_offload=args.kv_offload)
               for hw in _progress(args.hardware, f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
     if args.format == "table":
@@ -444,7 +448,7 @@ def _cmd_margin(args: argparse.Namespace) -> None:
                        interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
                        license_fee_frac=args.license_fee, price_provider=args.provider,
                        input_usd_per_mtok=args.price_input, output_usd_per_mtok=args.price_output,
-                       cached_input_usd_per_mtok=args.price_cached)
+                       cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
               for hw in _progress(args.hardware, f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
     if args.format != "table":
@@ -538,6 +542,7 @@ def _cmd_report(args: argparse.Namespace) -> None:
         price_provider=args.provider,
         tco=_tco_basis(args),
         extra_workloads=tuple(args.also_workload or ()),
+        kv_offload=args.kv_offload,
     )
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
     if not args.quiet:
@@ -767,6 +772,7 @@ FLAG_FOR_FIELD: dict[str, str] = {
     "num_gpus": "--gpus",
     "num_prefill_gpus": "--prefill-gpus",
     "num_decode_gpus": "--decode-gpus",
+    "kv_offload": "--kv-offload",
 }
 """Library field -> CLI flag, so that errors name what the user typed."""
 

@@ -23,6 +23,7 @@ from tokenomics.chain import (
     resolve_tco,
 )
 from tokenomics.cost.tco import TcoBasis
+from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import Workload
 from tokenomics.workload import workload as get_workload
 
@@ -44,6 +45,7 @@ def compare(
     tco_tier: str | None = None,
     cost_usd_per_gpu_hour: float | None = None,
     price_provider: str | None = None,
+    kv_offload: str = "none",
     **prices_usd_per_mtok: float,
 ) -> pd.DataFrame:
     """Compare the cost and gross margin of serving one model on several systems.
@@ -78,6 +80,9 @@ def compare(
         tier implies published, a cost [USD/GPU-hour] implies explicit; contradictions raise.
     price_provider : str, optional
         Catalog provider of the list prices (first-party or cheapest by default).
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted session prefixes (session workloads only), as in
+        :func:`tokenomics.chain.evaluate`.
     **prices_usd_per_mtok : float
         Explicit prices replacing the catalog's: ``input_usd_per_mtok``,
         ``cached_input_usd_per_mtok``, ``output_usd_per_mtok`` [USD/Mtok].
@@ -112,6 +117,10 @@ def compare(
                         tco_tier=tco_tier, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour)
     m = catalog.model(model)
     wl = get_workload(workload)
+    mode = check_kv_offload(kv_offload)
+    if mode != "none" and wl.is_fixed:
+        raise ValueError(f"kv_offload={mode!r} applies to session workloads (e.g. 'agentic-coding'); workload "
+                         f"{wl.name!r} is a fixed-sequence benchmark: use kv_offload='none'")
     if isinstance(hardware, str):
         hardware = [hardware]
     if hardware is not None and len(hardware) == 0:
@@ -134,7 +143,7 @@ def compare(
                 utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
                 price_provider=price_provider, input_usd_per_mtok=prices_usd_per_mtok.get("input_usd_per_mtok"),
                 cached_input_usd_per_mtok=prices_usd_per_mtok.get("cached_input_usd_per_mtok"),
-                output_usd_per_mtok=prices_usd_per_mtok.get("output_usd_per_mtok")))
+                output_usd_per_mtok=prices_usd_per_mtok.get("output_usd_per_mtok"), kv_offload=mode))
         except (KeyError, ValueError) as err:
             skipped.append({"hardware_id": hw.hardware_id, "reason": _message(err)})
     if not rows:

@@ -51,6 +51,7 @@ from tokenomics.curves.reference import reference_curve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
 from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
 from tokenomics.outputs.report.agentic import agentic_table
+from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
 __all__ = [
@@ -99,6 +100,8 @@ class ReportOptions(BaseModel):
     extra_workloads : tuple of Workload or str, optional
         Further workloads whose curves, cost curves and standard-interactivity tables are added
         (the report's workload selector); headline and margin stay at ``workload``.
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted session prefixes (session workloads only).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -112,6 +115,7 @@ class ReportOptions(BaseModel):
     reference_interactivity_tok_per_s_per_user: float = DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER
     price_provider: str | None = None
     extra_workloads: tuple[Workload, ...] = ()
+    kv_offload: str = "none"
 
     @model_validator(mode="before")
     @classmethod
@@ -133,6 +137,18 @@ class ReportOptions(BaseModel):
             extra = (workload(w) for w in data["extra_workloads"] or ())
             data["extra_workloads"] = tuple({w.name: w for w in extra if w.name != main}.values())
         return data
+
+    @field_validator("kv_offload")
+    @classmethod
+    def _kv_offload(cls, value: str) -> str:
+        return check_kv_offload(value)
+
+    @model_validator(mode="after")
+    def _offload_needs_sessions(self) -> ReportOptions:
+        if self.kv_offload != "none" and self.workload.is_fixed:
+            raise ValueError(f"kv_offload={self.kv_offload!r} applies to session workloads (e.g. 'agentic-coding'); "
+                             f"workload {self.workload.name!r} is a fixed-sequence benchmark")
+        return self
 
     @field_validator("utilization_frac")
     @classmethod
@@ -301,7 +317,7 @@ def build_report(
     u_grid = np.round(np.linspace(0.05, 1.0, 20), 4)
     all_workloads = (opts.workload, *opts.extra_workloads)
     say(f"curves: {len(opts.models)} model(s) x {len(tco_results)} system(s) x {len(all_workloads)} workload(s)")
-    fetched = _prefetch_curves(opts.models, list(tco_results), all_workloads, x_ref)
+    fetched = _prefetch_curves(opts.models, list(tco_results), all_workloads, x_ref, opts.kv_offload)
     for model_id in opts.models:
         model = catalog.model(model_id)
         fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model)
@@ -429,18 +445,22 @@ def build_report(
     return Report(options=opts, tables=tables, focus=focus)
 
 
-def _fetch_one(task: tuple[str, str, Workload, float]) -> Any:
-    model_id, hid, wl, x_ref = task
+def _fetch_one(task: tuple[str, str, Workload, float, str]) -> Any:
+    model_id, hid, wl, x_ref, kv_offload = task
     try:
-        return reference_curve(model_id, hid, workload=wl, interactivity_tok_per_s_per_user=x_ref)
+        return reference_curve(model_id, hid, workload=wl, interactivity_tok_per_s_per_user=x_ref,
+                               kv_offload=kv_offload if not wl.is_fixed else "none")
     except (KeyError, ValueError) as err:
         return err
 
 
 def _prefetch_curves(models: Sequence[str], hardware: Sequence[str], workloads: Sequence[Workload],
-                     x_ref: float) -> dict[tuple[str, str, str], Any]:
-    """Return the reference curve (or the error) of every model, system and workload, on several cores."""
-    tasks = [(m, h, w, x_ref) for m in models for w in workloads for h in hardware]
+                     x_ref: float, kv_offload: str = "none") -> dict[tuple[str, str, str], Any]:
+    """Return the reference curve (or the error) of every model, system and workload, on several cores.
+
+    ``kv_offload`` applies to the session workloads; fixed-sequence ones are served from HBM only.
+    """
+    tasks = [(m, h, w, x_ref, kv_offload) for m in models for w in workloads for h in hardware]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers = min(cores, 4, len(tasks))
     results: list[Any]
@@ -450,7 +470,7 @@ def _prefetch_curves(models: Sequence[str], hardware: Sequence[str], workloads: 
             results = list(pool.map(_fetch_one, tasks, chunksize=1))
     else:
         results = [_fetch_one(task) for task in tasks]
-    return {(m, h, w.name): r for (m, h, w, _), r in zip(tasks, results, strict=True)}
+    return {(m, h, w.name): r for (m, h, w, _, _), r in zip(tasks, results, strict=True)}
 
 
 def _fetched(fetched: dict[tuple[str, str, str], Any], model_id: str, hid: str, wl: Workload) -> Any:
@@ -569,6 +589,8 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("workload ISL/OSL", f"{opts.isl_tokens:g}/{opts.osl_tokens:g}", "tokens",
          "input and output tokens per request; input share = ISL / (ISL + OSL); cached share of input "
          f"{opts.workload.cached_prefix_frac:g}"),
+        ("KV offload", opts.kv_offload, "", "tiers below HBM holding evicted session prefixes (--kv-offload): "
+         "none = HBM only, dram = + host DRAM, ssd = + DRAM and NVMe"),
         ("curves", "measured where >= 2 bundled points exist at this ISL/OSL, else roofline projection",
          "", "measured: Pareto envelope over serving configurations; projected: calibrated roofline, "
          "Pareto envelope over TP/EP (up to the scale-up domain, 64) at best-practice precisions, "

@@ -1,0 +1,59 @@
+"""``kv_offload`` on every entry point: evaluate, compare, Scenario/sweep, the report options and the CLI."""
+
+import pytest
+
+import tokenomics as tk
+from tokenomics.outputs.cli import main
+from tokenomics.outputs.report import ReportOptions
+
+AGENTIC = {"workload": "agentic-coding", "interactivity_tok_per_s_per_user": 30.0}
+
+
+def test_evaluate_reads_the_curve_of_its_offload_mode():
+    on = tk.evaluate("deepseek-r1", "b200", kv_offload="dram", **AGENTIC)
+    off = tk.evaluate("deepseek-r1", "b200", kv_offload="none", **AGENTIC)
+    assert on["kv_offload"].item() == "dram"
+    assert off["kv_offload"].item() == "none"
+    # the bundled B200 runs with CPU offload cover 30 tok/s/user; the offload-off runs do not
+    assert on["curve_kind"].item() == "measured"
+    assert on["throughput_tok_per_s_per_gpu"].item() != off["throughput_tok_per_s_per_gpu"].item()
+
+
+def test_compare_and_sweep_agree_on_offload():
+    table = tk.compare("deepseek-r1", ["b200"], kv_offload="dram", **AGENTIC)
+    scn = tk.Scenario(hardware="b200", model="deepseek-r1", **AGENTIC)
+    swept = tk.sweep(scn, kv_offload=["none", "dram"]).set_index("kv_offload")
+    assert table["cost_usd_per_mtok"].item() == pytest.approx(swept.loc["dram", "cost_usd_per_mtok"])
+    assert set(swept.index) == {"none", "dram"}
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tk.evaluate("deepseek-r1", "b200", workload="8k/1k", kv_offload="dram"),
+    lambda: tk.compare("deepseek-r1", ["b200"], workload="8k/1k", kv_offload="dram"),
+    lambda: ReportOptions(workload="8k/1k", kv_offload="ssd"),
+])
+def test_offload_with_a_fixed_workload_is_an_error(call):
+    with pytest.raises(ValueError, match="session workloads"):
+        call()
+
+
+def test_offload_with_an_explicit_throughput_would_be_ignored():
+    with pytest.raises(ValueError, match="would not be used"):
+        tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", kv_offload="dram",
+                    throughput_tok_per_s_per_gpu=1000.0)
+
+
+def test_unknown_mode_lists_the_valid_ones():
+    with pytest.raises(KeyError, match="dram"):
+        tk.Scenario(hardware="b200", model="deepseek-r1", workload="agentic-coding", kv_offload="cpu")
+
+
+def test_cli_flag(capsys):
+    code = main(["cost", "--hardware", "b200", "--model", "deepseek-r1", "--workload", "agentic-coding",
+                 "--interactivity", "30", "--kv-offload", "dram", "--format", "csv"])
+    assert code in (0, None)
+    out = capsys.readouterr().out
+    assert "dram" in out.splitlines()[1]
+    code = main(["cost", "--hardware", "b200", "--model", "deepseek-r1", "--kv-offload", "dram"])
+    assert code == 2
+    assert "--kv-offload" in capsys.readouterr().err
