@@ -32,6 +32,7 @@ def memory_hierarchy_tables(
     engram_model: Model,
     engram: EngramConfig,
     engram_concurrency: float = 1024.0,
+    offload: bool = True,
 ) -> dict[str, pd.DataFrame]:
     """Return KV offload curves and engram placement maps of several systems as tidy tables.
 
@@ -50,6 +51,8 @@ def memory_hierarchy_tables(
         The tables.
     engram_concurrency : float, default 1024
         Sequences per replica of the engram map (capped at each system's capacity).
+    offload : bool, default True
+        Compute the KV offload curves (False: ``memory_offload`` is empty).
 
     Returns
     -------
@@ -58,17 +61,17 @@ def memory_hierarchy_tables(
         mode), ``memory_engram`` (:func:`engram_placement` rows with ``hardware_id``) and
         ``memory_skipped`` (system, table, reason).
     """
-    offload, engram_rows, skipped = [], [], []
+    offload_rows, engram_rows, skipped = [], [], []
     cfg8 = ServingConfig(tp=8, ep=8 if engram_model.is_moe else 1, dp_attention=engram_model.is_moe,
                          weight_precision="fp8", kv_precision="fp8")
     for hw in hardware:
-        for mode in KV_OFFLOAD_MODES:
+        for mode in KV_OFFLOAD_MODES if offload else ():
             try:
                 curve = project_session_curve(model, hw, sessions_workload, kv_offload=mode, frontier=True)
             except ValueError as err:
                 skipped.append({"hardware_id": hw.hardware_id, "table": f"memory_offload ({mode})", "reason": str(err)})
                 continue
-            offload.append(curve.assign(kv_offload=mode))
+            offload_rows.append(curve.assign(kv_offload=mode))
         tiers = [t for t in ("hbm", "dram", "cxl", "ssd") if t in memory_tiers(hw)]
         try:
             frame = engram_placement(engram_model, hw, engram, config=cfg8, placements=(0, 1, 2, 4), tiers=tiers,
@@ -82,7 +85,8 @@ def memory_hierarchy_tables(
             "throughput_tok_per_s_per_gpu", "realized_cache_hit_frac", "gpu_cache_hit_frac", "ttft_median_s",
             "recall_s", "recall_link_util", "config"]
     return {
-        "memory_offload": (pd.concat(offload, ignore_index=True)[cols] if offload else pd.DataFrame(columns=cols)),
+        "memory_offload": (pd.concat(offload_rows, ignore_index=True)[cols] if offload_rows
+                           else pd.DataFrame(columns=cols)),
         "memory_engram": (pd.concat(engram_rows, ignore_index=True) if engram_rows
                           else pd.DataFrame(columns=["hardware_id", *ENGRAM_PLACEMENT_COLUMNS])),
         "memory_skipped": pd.DataFrame(skipped, columns=["hardware_id", "table", "reason"]),

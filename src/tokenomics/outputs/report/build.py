@@ -51,6 +51,7 @@ from tokenomics.curves.reference import reference_curve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
 from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
 from tokenomics.outputs.report.agentic import agentic_table
+from tokenomics.outputs.report.memory import memory_tables
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
@@ -440,6 +441,8 @@ def build_report(
     }
     # session workloads: realized hits, cost and margin across interactivity
     tables["agentic"] = agentic_table(curves_used, opts, STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER)
+    say("memory hierarchy: KV offload and engram placement")
+    tables.update(memory_tables(opts, list(tco_results)))
     tables["assumptions"] = _assumptions(opts, head)
     tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results)
     return Report(options=opts, tables=tables, focus=focus)

@@ -33,6 +33,7 @@ from tokenomics.outputs.report.html import (
     headline_table_html,
     table_html,
 )
+from tokenomics.outputs.report.memory import memory_body
 
 __all__ = ["SECTIONS", "Section", "SectionBuilder", "png_charts"]
 
@@ -548,12 +549,21 @@ def agentic_section(rep: Report) -> Section | None:
     return Section("agentic", "Agentic traffic: realized cache hits, cost and margin", body)
 
 
+def memory_section(rep: Report) -> Section | None:
+    """Render the memory hierarchy: KV offload curves and engram placement maps."""
+    body = memory_body(rep)
+    if body is None:
+        return None
+    return Section("memory", "Memory hierarchy: KV offload and engram tables", body)
+
+
 SECTIONS: list[SectionBuilder] = [
     headline_section,
     agentic_section,
     model_sections,
     margin_sections,
     tco_section,
+    memory_section,
     assumptions_section,
     skipped_section,
     sources_section,

@@ -1,0 +1,34 @@
+import pytest
+
+from tokenomics.outputs.report import ReportOptions
+from tokenomics.outputs.report.memory import memory_tables
+
+
+def test_engram_map_for_a_fixed_workload_and_no_offload_curves():
+    tables = memory_tables(ReportOptions(models=("deepseek-r1",)), ["b200", "mi355x"])
+    engram = tables["memory_engram"]
+    assert set(engram["hardware_id"]) == {"b200"}  # mi355x is not one of the memory section's systems
+    assert set(engram["tier"]) == {"hbm", "dram", "cxl", "ssd"}
+    assert tables["memory_offload"].empty
+
+
+def test_offload_curves_for_a_session_workload():
+    opts = ReportOptions(models=("deepseek-r1",), workload="agentic-coding", kv_offload="dram")
+    tables = memory_tables(opts, ["b200", "tpu-v7"])
+    offload = tables["memory_offload"]
+    assert set(offload["kv_offload"]) == {"none", "dram", "ssd"}
+    # TPU v7 has no NVMe tier in the catalog: its ssd curve is skipped with the reason
+    skipped = tables["memory_skipped"]
+    assert skipped["reason"].str.contains("no 'ssd' tier").any()
+    by_mode = offload[offload["hardware_id"] == "b200"].groupby("kv_offload")["realized_cache_hit_frac"].min()
+    assert by_mode["dram"] >= by_mode["none"] - 1e-9
+
+
+def test_no_chosen_system_gives_empty_tables():
+    tables = memory_tables(ReportOptions(models=("deepseek-r1",)), ["mi355x"])
+    assert all(t.empty for t in tables.values())
+
+
+def test_offload_mode_needs_session_workload():
+    with pytest.raises(ValueError, match="session workloads"):
+        ReportOptions(kv_offload="dram")
