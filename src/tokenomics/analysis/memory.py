@@ -8,11 +8,12 @@ for the report and notebooks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from tokenomics.catalog import Hardware, Model
+from tokenomics.economics import cost_per_mtok
 from tokenomics.memory.engram import EngramConfig
 from tokenomics.memory.tiers import memory_tiers
 from tokenomics.perf.hierarchy import ENGRAM_PLACEMENT_COLUMNS, KV_OFFLOAD_MODES, engram_placement
@@ -33,6 +34,8 @@ def memory_hierarchy_tables(
     engram: EngramConfig,
     engram_concurrency: float = 1024.0,
     offload: bool = True,
+    cost_usd_per_gpu_hour: Mapping[str, float] | None = None,
+    utilization_frac: float = 0.6,
 ) -> dict[str, pd.DataFrame]:
     """Return KV offload curves and engram placement maps of several systems as tidy tables.
 
@@ -53,6 +56,11 @@ def memory_hierarchy_tables(
         Sequences per replica of the engram map (capped at each system's capacity).
     offload : bool, default True
         Compute the KV offload curves (False: ``memory_offload`` is empty).
+    cost_usd_per_gpu_hour : mapping of str to float, optional
+        TCO per system [USD/GPU-hour]; where given, both tables get ``cost_usd_per_mtok``
+        (:func:`tokenomics.economics.cost_per_mtok` of their throughput at ``utilization_frac``).
+    utilization_frac : float, default 0.6
+        Busy fraction of paid hours for the cost column.
 
     Returns
     -------
@@ -81,13 +89,22 @@ def memory_hierarchy_tables(
             continue
         frame.insert(0, "hardware_id", hw.hardware_id)
         engram_rows.append(frame)
+    costs = dict(cost_usd_per_gpu_hour or {})
+    for frame in (*offload_rows, *engram_rows):
+        rate = frame["hardware_id"].map(costs).astype(float)
+        tput = frame["throughput_tok_per_s_per_gpu"].astype(float)
+        ok = rate.notna() & tput.notna() & (tput > 0)
+        frame["cost_usd_per_mtok"] = float("nan")
+        if ok.any():
+            frame.loc[ok, "cost_usd_per_mtok"] = cost_per_mtok(rate[ok].to_numpy(), tput[ok].to_numpy(),
+                                                              utilization_frac)
     cols = ["hardware_id", "kv_offload", "concurrency", "interactivity_tok_per_s_per_user",
             "throughput_tok_per_s_per_gpu", "realized_cache_hit_frac", "gpu_cache_hit_frac", "ttft_median_s",
-            "recall_s", "recall_link_util", "config"]
+            "recall_s", "recompute_s", "recall_link_util", "cost_usd_per_mtok", "config"]
     return {
         "memory_offload": (pd.concat(offload_rows, ignore_index=True)[cols] if offload_rows
                            else pd.DataFrame(columns=cols)),
         "memory_engram": (pd.concat(engram_rows, ignore_index=True) if engram_rows
-                          else pd.DataFrame(columns=["hardware_id", *ENGRAM_PLACEMENT_COLUMNS])),
+                          else pd.DataFrame(columns=["hardware_id", *ENGRAM_PLACEMENT_COLUMNS, "cost_usd_per_mtok"])),
         "memory_skipped": pd.DataFrame(skipped, columns=["hardware_id", "table", "reason"]),
     }

@@ -106,7 +106,8 @@ def session_points(
         rank holding the sequence [s/token] (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
         Required for every tier after the first. The recall adds to the request's prefill time
         (TTFT) and occupies the accelerator-host links: where the recall traffic exceeds them
-        (``recall_link_util > 1``) throughput falls in proportion.
+        (``recall_link_util > 1``) throughput falls in proportion. ``recompute_s`` is the prefill
+        time the same hits would take if computed again instead, for comparison.
     context_cv : float, default :data:`~tokenomics.memory.prefix_cache.DEFAULT_CONTEXT_CV`
         Coefficient of variation of session contexts.
 
@@ -182,6 +183,13 @@ def session_points(
                           check_capacity=False, cached_tokens=cached)
     recall_s = _recall_s(hits, recall, isl)
     link_util = pts["requests_per_s"].to_numpy() * recall_s
+    if recall:
+        # what the host-tier hits would cost if prefilled again instead of recalled
+        hbm_only = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
+                                   check_capacity=False, cached_tokens=isl * np.asarray(hits[first], dtype=float))
+        recompute_s = np.maximum(hbm_only["ttft_s"].to_numpy() - pts["ttft_s"].to_numpy(), 0.0)
+    else:
+        recompute_s = np.zeros_like(recall_s)
     slow = np.maximum(link_util, 1.0)
     for col in ("throughput_tok_per_s_per_gpu", "input_throughput_tok_per_s_per_gpu",
                 "output_throughput_tok_per_s_per_gpu", "requests_per_s"):
@@ -197,6 +205,7 @@ def session_points(
     out["gpu_cache_hit_frac"] = np.asarray(hits[first], dtype=float)
     out["recall_s"] = recall_s
     out["recall_link_util"] = link_util
+    out["recompute_s"] = recompute_s
     for name, value in hits.items():
         if name not in ("total", "miss"):
             out[f"hit_frac_{name}"] = np.asarray(value, dtype=float)
@@ -403,6 +412,7 @@ def project_session_curve(
             "in_flight": pts["concurrency"], "kv_capacity_tokens": pts["kv_capacity_tokens"],
             "kv_limited": pts["kv_limited"], "queue_wait_s": pts["queue_wait_s"],
             "recall_s": pts["recall_s"], "recall_link_util": pts["recall_link_util"],
+            "recompute_s": pts["recompute_s"],
             "cached_cost_ratio": [lookup[x] for x in np.round(h, 3)],
             "bound": pts["bound"], "step_time_s": pts["step_time_s"], "factors_source": factors.source,
         })

@@ -10,6 +10,7 @@ KV offload mode. :func:`memory_body` renders them for
 
 from __future__ import annotations
 
+import contextlib
 import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -62,7 +63,17 @@ def memory_tables(options: ReportOptions, hardware: Sequence[str]) -> dict[str, 
         catalog.model(options.models[0]), chosen, sessions if sessions is not None else workload("agentic-coding"),
         engram_model=catalog.model("deepseek-v3"), engram=engram_config("engram-demo").scaled_to(ENGRAM_PARAMS),
         offload=sessions is not None,
+        cost_usd_per_gpu_hour=_tco_rates(options, [h.hardware_id for h in chosen]),
+        utilization_frac=options.utilization_frac,
     )
+
+
+def _tco_rates(options: ReportOptions, hardware: Sequence[str]) -> dict[str, float]:
+    rates = {}
+    for hid in hardware:
+        with contextlib.suppress(KeyError, ValueError):
+            rates[hid] = float(options.tco.tco(hid).usd_per_gpu_hour)
+    return rates
 
 
 def _offload_figure(table: pd.DataFrame, y: str, title: str, y_title: str) -> dict[str, Any]:
@@ -141,6 +152,12 @@ def memory_body(rep: Report) -> list[str] | None:
                 if t in wide.columns]
     columns += [Column("kv_in_hbm", "KV capacity, tables in HBM [sequences]", "{:,.0f}"),
                 Column("kv_outside", "KV capacity, tables outside HBM [sequences]", "{:,.0f}")]
+    if "cost_usd_per_mtok" in engram.columns:
+        cost = engram.pivot_table(index=["hardware_id", "engram_layer_index"], columns="tier",
+                                  values="cost_usd_per_mtok", sort=True)
+        for t in cost.columns:
+            wide[f"cost_{t}"] = cost[t].to_numpy()
+            columns.append(Column(f"cost_{t}", f"cost, tables in {_TIER_NAMES[str(t)]} [USD/Mtok]", "{:.3f}"))
     body.append(table_html(wide, columns,
                            table_class="compact",
                            caption="DeepSeek-V3 (61 layers) with the public engram demo layout scaled to 100 B "
