@@ -23,8 +23,12 @@ from tokenomics.outputs.report.build import (
 )
 from tokenomics.outputs.report.html import HEADLINE_COLUMNS, headline_cells
 from tokenomics.outputs.report.page import render_html
-from tokenomics.outputs.report.sections import SECTIONS, Section, SectionBuilder
+from tokenomics.outputs.report.sections import SECTIONS, Section, SectionBuilder, margin_sections
+from tokenomics.outputs.report.uncertainty import uncertainty_section
 from tokenomics.outputs.report.write import MARKER, headline_frame, read_manifest, write_report
+
+if uncertainty_section not in SECTIONS:  # the Monte Carlo section follows the margin charts
+    SECTIONS.insert(SECTIONS.index(margin_sections) + 1, uncertainty_section)
 
 __all__ = [
     "DEFAULT_MODELS",

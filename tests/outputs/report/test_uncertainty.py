@@ -1,0 +1,31 @@
+"""Tests of the report's Monte Carlo section."""
+
+import pytest
+
+from tokenomics.outputs.report import SECTIONS, ReportOptions, build_report, render_html
+from tokenomics.outputs.report.sections import margin_sections
+from tokenomics.outputs.report.uncertainty import MC_DRAWS, uncertainty_section, uncertainty_table
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return build_report(ReportOptions(models=("deepseek-r1",), hardware=("b200", "gb200")))
+
+
+def test_section_follows_the_margin_charts():
+    assert SECTIONS.index(uncertainty_section) == SECTIONS.index(margin_sections) + 1
+
+
+def test_uncertainty_table_and_section(rep):
+    table = uncertainty_table(rep, "deepseek-r1")
+    assert table is not None
+    assert set(table["hardware_id"]) == set(rep.tables["headline"]["hardware_id"])
+    assert (table["cost_p5"] <= table["cost_p50"]).all()
+    assert (table["cost_p50"] <= table["cost_p95"]).all()
+    assert table["cheapest_frac"].sum() == pytest.approx(1.0)
+    assert table["prob_margin_above"].between(0, 1).all()
+    sections = uncertainty_section(rep)
+    assert sections is not None
+    page = render_html(rep)
+    assert "uncertainty (Monte Carlo)" in page
+    assert f"{MC_DRAWS} joint draws" in page
