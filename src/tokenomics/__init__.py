@@ -242,12 +242,14 @@ __all__ += [
 # (section: uncertainty)
 from tokenomics.analysis.distributions import Spread, load_spreads  # noqa: E402
 from tokenomics.analysis.fleet import fleet_per_day, serving_day  # noqa: E402
+from tokenomics.analysis.grid import economics_grid  # noqa: E402
 from tokenomics.analysis.montecarlo import MonteCarloResult, monte_carlo  # noqa: E402
 from tokenomics.cost.energy import energy_columns, energy_j_per_token, tok_per_s_per_mw  # noqa: E402
 
 __all__ += [
     "MonteCarloResult",
     "Spread",
+    "economics_grid",
     "energy_columns",
     "energy_j_per_token",
     "fleet_per_day",

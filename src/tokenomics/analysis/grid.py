@@ -1,0 +1,128 @@
+"""N-d sweeps as an xarray Dataset: every input an axis, every economics kernel a variable.
+
+Each input is a number (fixed), a sequence (a new dimension named after the input), a mapping
+``label -> value`` (a labelled dimension, e.g. systems), or an :class:`xarray.DataArray` with its
+own dims (several inputs may share a dim, e.g. cost and throughput per ``hardware_id``). The
+kernels of :mod:`tokenomics.economics` broadcast the axes by name; with ``chunks`` the arrays are
+dask-backed and the Dataset stays lazy until computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from tokenomics.economics import (
+    breakeven_utilization_frac,
+    cost_per_mtok,
+    gross_margin_frac,
+    profit_usd_per_gpu_hour,
+    revenue_usd_per_gpu_hour,
+)
+
+__all__ = ["GRID_VARIABLES", "economics_grid"]
+
+GRID_VARIABLES: dict[str, str] = {
+    "cost_usd_per_mtok": "cost per Mtok of all tokens [USD/Mtok]",
+    "revenue_usd_per_gpu_hour": "revenue per accelerator-hour [USD/GPU-hour]",
+    "profit_usd_per_gpu_hour": "revenue - license - TCO per accelerator-hour [USD/GPU-hour]",
+    "gross_margin_frac": "profit / revenue",
+    "breakeven_utilization_frac": "utilization at zero margin; NaN where no utilization <= 1 breaks even",
+}
+"""Variables of :func:`economics_grid`."""
+
+
+def _axis(name: str, value: Any, chunks: int | None) -> Any:
+    import xarray as xr  # heavy optional import: only for labelled grids
+
+    if isinstance(value, xr.DataArray):
+        arr = value
+    elif isinstance(value, Mapping):
+        arr = xr.DataArray(np.asarray(list(value.values()), dtype=float), dims=name,
+                           coords={name: [str(k) for k in value]})
+    elif isinstance(value, Sequence | np.ndarray) and not isinstance(value, str):
+        vals = np.asarray(value, dtype=float)
+        if vals.ndim != 1:
+            raise ValueError(f"{name}: give a 1-d sequence (a new dimension) or a DataArray, not shape {vals.shape}")
+        arr = xr.DataArray(vals, dims=name, coords={name: vals})
+    else:
+        return float(value)
+    return arr.chunk(chunks) if chunks is not None else arr
+
+
+def economics_grid(
+    cost_usd_per_gpu_hour: Any,
+    throughput_tok_per_s_per_gpu: Any,
+    utilization_frac: Any,
+    price_usd_per_mtok: Any,
+    license_fee_frac: Any = 0.0,
+    *,
+    chunks: int | None = None,
+) -> Any:
+    """Evaluate cost, revenue, profit, margin and break-even utilization on a labelled N-d grid.
+
+    Parameters
+    ----------
+    cost_usd_per_gpu_hour : number, sequence, mapping or DataArray
+        TCO per accelerator-hour, > 0 [USD/GPU-hour].
+    throughput_tok_per_s_per_gpu : number, sequence, mapping or DataArray
+        Tokens per second per accelerator while busy, > 0 [tok/s/GPU].
+    utilization_frac : number, sequence, mapping or DataArray
+        Busy fraction of paid hours, in (0, 1].
+    price_usd_per_mtok : number, sequence, mapping or DataArray
+        Blended price, > 0 [USD/Mtok].
+    license_fee_frac : number, sequence, mapping or DataArray, default 0
+        Revenue share, in [0, 1).
+    chunks : int, optional
+        Chunk size of every dimension: the Dataset is dask-backed and lazy.
+
+    Returns
+    -------
+    xarray.Dataset
+        The :data:`GRID_VARIABLES` over the union of the inputs' dimensions.
+
+    Raises
+    ------
+    ValueError
+        Invalid values (for lazy grids: when computed), or a multi-dimensional plain array.
+
+    Examples
+    --------
+    >>> ds = economics_grid({"gb200": 2.5, "b200": 2.0}, 1000.0, [0.4, 0.8], 4.0)
+    >>> ds["gross_margin_frac"].dims
+    ('cost_usd_per_gpu_hour', 'utilization_frac')
+    >>> round(float(ds["cost_usd_per_mtok"].sel(cost_usd_per_gpu_hour="b200", utilization_frac=0.8)), 4)
+    0.6944
+    """
+    import xarray as xr  # heavy optional import: only for labelled grids
+
+    k = _axis("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, chunks)
+    t = _axis("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, chunks)
+    u = _axis("utilization_frac", utilization_frac, chunks)
+    p = _axis("price_usd_per_mtok", price_usd_per_mtok, chunks)
+    f = _axis("license_fee_frac", license_fee_frac, chunks)
+    if not any(isinstance(v, xr.DataArray) for v in (k, t, u, p, f)):
+        k = xr.DataArray(k)
+    data = {
+        "cost_usd_per_mtok": cost_per_mtok(k, t, u),
+        "revenue_usd_per_gpu_hour": revenue_usd_per_gpu_hour(t, u, p) if _any_xr(t, u, p)
+        else xr.DataArray(revenue_usd_per_gpu_hour(t, u, p)),
+        "profit_usd_per_gpu_hour": profit_usd_per_gpu_hour(p, t, u, k, f),
+        "gross_margin_frac": gross_margin_frac(p, t, u, k, f),
+        "breakeven_utilization_frac": breakeven_utilization_frac(p, t, k, f, on_infeasible="nan"),
+    }
+    ds = xr.Dataset({name: arr.rename(None) if isinstance(arr, xr.DataArray) else xr.DataArray(arr)
+                     for name, arr in data.items()})
+    order = list(dict.fromkeys(d for v in (k, t, u, p, f) if isinstance(v, xr.DataArray) for d in v.dims))
+    ds = ds.transpose(*order)
+    for name, text in GRID_VARIABLES.items():
+        ds[name].attrs["description"] = text
+    return ds
+
+
+def _any_xr(*values: Any) -> bool:
+    import xarray as xr  # heavy optional import: only for labelled grids
+
+    return any(isinstance(v, xr.DataArray) for v in values)

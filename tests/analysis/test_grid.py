@@ -1,0 +1,40 @@
+"""Tests of tokenomics.analysis.grid (N-d sweeps as an xarray Dataset)."""
+
+import numpy as np
+import pytest
+
+from tokenomics.analysis.grid import GRID_VARIABLES, economics_grid
+
+xr = pytest.importorskip("xarray")
+
+
+def test_grid_dims_and_hand_values():
+    systems = xr.DataArray([2.0, 3.0], dims="hardware_id", coords={"hardware_id": ["a", "b"]})
+    tput = xr.DataArray([1000.0, 2000.0], dims="hardware_id", coords={"hardware_id": ["a", "b"]})
+    ds = economics_grid(systems, tput, [0.5, 1.0], [2.0, 4.0], license_fee_frac=0.3)
+    assert set(ds.data_vars) == set(GRID_VARIABLES)
+    assert ds["gross_margin_frac"].dims == ("hardware_id", "utilization_frac", "price_usd_per_mtok")
+    # by hand: a at u = 0.5, p = 2, f = 0.3: Q = 1000 * 3600 * 0.5 / 1e6 = 1.8; cost = 2 / 1.8;
+    # margin = 0.7 - (2 / 1.8) / 2 = 0.14444
+    m = float(ds["gross_margin_frac"].sel(hardware_id="a", utilization_frac=0.5, price_usd_per_mtok=2.0))
+    assert m == pytest.approx(0.7 - (2 / 1.8) / 2, rel=1e-12)
+    # break-even utilization needs no utilization axis: u* = K / (p * 0.7 * t * 0.0036)
+    be = ds["breakeven_utilization_frac"].sel(hardware_id="b", price_usd_per_mtok=4.0)
+    assert float(be) == pytest.approx(3.0 / (4.0 * 0.7 * 2000 * 0.0036), rel=1e-12)
+
+
+def test_lazy_grid_matches_eager():
+    pytest.importorskip("dask.array")
+    kw = {"cost_usd_per_gpu_hour": np.linspace(1, 4, 7), "throughput_tok_per_s_per_gpu": np.linspace(500, 5000, 9),
+          "utilization_frac": [0.3, 0.6, 0.9], "price_usd_per_mtok": 2.0}
+    lazy = economics_grid(**kw, chunks=3)
+    assert lazy["cost_usd_per_mtok"].chunks is not None
+    xr.testing.assert_allclose(lazy.compute(), economics_grid(**kw))
+
+
+def test_infeasible_break_even_is_nan_and_stated():
+    ds = economics_grid(100.0, 10.0, 0.5, 0.01)
+    assert np.isnan(float(ds["breakeven_utilization_frac"]))
+    assert "NaN where" in ds["breakeven_utilization_frac"].attrs["description"]
+    with pytest.raises(ValueError, match="utilization_frac"):
+        economics_grid(1.0, 1000.0, [0.5, 60.0], 2.0)
