@@ -47,12 +47,12 @@ def test_html_self_contained_with_assumptions_and_sources(out):
     assert "<link" not in page
     assert re.findall(r'<img[^>]*src="http', page) == []
     assert "plotly.js" in page[:200_000].lower() or "Plotly" in page[:200_000]
-    # one chart per figure: Pareto and cost per model, margin, heat map, tornado, TCO breakdown, and one
+    # one chart per figure: Pareto and cost per model, margin, heat map, tornado, Monte Carlo, TCO breakdown, and one
     # engram placement map per memory-section system in the report
     charts = re.findall(r'<script type="application/json" class="fig-data" data-target="([^"]+)"', page)
     memory = [c for c in charts if c.startswith("chart-memory-engram-")]
     systems = set(pd.read_csv(out / "memory_engram.csv")["hardware_id"]) if memory else set()
-    assert len(charts) == len(set(charts)) == 6 + len(systems)
+    assert len(charts) == len(set(charts)) == 7 + len(systems)
     assert {f"chart-memory-engram-{h}" for h in systems} == set(memory)
     assert ">Assumptions<" in page
     assert ">Sources<" in page
