@@ -19,6 +19,7 @@ the machine and its load (the load average is printed).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import subprocess
@@ -107,8 +108,8 @@ def main() -> None:
     _, secs, peak, *statement = line.split()
     z = float(peak)
     print(f"(c) {big:.0e} draws x 2 systems on dask: {float(secs):.0f} s, peak RSS {z:.2f} GB; {' '.join(statement)}")
-    print(f"montecarlo: 1e6 draws x 10 systems {x:.2f} s; dask/numpy rate {y:.2f}; {big:.0e} draws peak {z:.2f} GB"
-          .replace(f"{big:.0e}", "1e9" if big == 10**9 else f"{big:.0e}"))
+    draws = f"1e{round(math.log10(big))}" if 10 ** round(math.log10(big)) == big else f"{big:.3g}"
+    print(f"montecarlo: 1e6 draws x 10 systems {x:.2f} s; dask/numpy rate {y:.2f}; {draws} draws peak {z:.2f} GB")
 
 
 if __name__ == "__main__":
