@@ -23,8 +23,6 @@ from tokenomics.catalog import (
     add_catalog_file,
     hardware,
     hardware_table,
-    kv_cache_bytes_per_sequence,
-    kv_cache_bytes_per_token,
     model,
     model_table,
     price,
@@ -57,6 +55,8 @@ __all__ += [
     "tco_profile_table",
     "tco_table",
 ]
+
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_cache_bytes_per_token  # noqa: E402
 
 # --- workload ------------------------------------------------------------------------------------
 # (section: workload)

@@ -154,7 +154,7 @@ class Workload(BaseModel):
         """
         if not self.is_fixed:
             return self.name
-        return f"{_length_label(self.isl_tokens)}/{_length_label(self.osl_tokens)}"
+        return isl_osl_label(self.isl_tokens, self.osl_tokens)
 
     @property
     def is_fixed(self) -> bool:
@@ -269,9 +269,30 @@ class Workload(BaseModel):
         return _from_trace(path, name=name, block_size_tokens=block_size_tokens)
 
 
-def _length_label(tokens: float) -> str:
-    n = round(tokens)
-    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+def isl_osl_label(isl_tokens: float, osl_tokens: float) -> str:
+    """Label a fixed-sequence workload as benchmarks do, e.g. ``"8k/1k"`` or ``"1000/1000"``.
+
+    Parameters
+    ----------
+    isl_tokens, osl_tokens : float
+        Input and output tokens per request [tokens].
+
+    Returns
+    -------
+    str
+        Each length as ``"<n>k"`` when a multiple of 1024, else as an integer.
+
+    Examples
+    --------
+    >>> isl_osl_label(8192, 1024), isl_osl_label(1000, 1000)
+    ('8k/1k', '1000/1000')
+    """
+
+    def one(tokens: float) -> str:
+        n = int(tokens)
+        return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+    return f"{one(isl_tokens)}/{one(osl_tokens)}"
 
 
 _PRESETS: dict[str, Workload] = {}

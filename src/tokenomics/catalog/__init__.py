@@ -36,7 +36,6 @@ from tokenomics.catalog._registry import (
     resolve,
 )
 from tokenomics.catalog._tidy import CONFIDENCE_LEVELS, CatalogError
-from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_cache_bytes_per_token
 
 __all__ = [
     "CONFIDENCE_LEVELS",
@@ -55,8 +54,6 @@ __all__ = [
     "data_dir",
     "hardware",
     "hardware_table",
-    "kv_cache_bytes_per_sequence",
-    "kv_cache_bytes_per_token",
     "model",
     "model_table",
     "price",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokenomics.catalog import data_dir
 from tokenomics.curves.schema import POINT_KINDS, conform
 
 __all__ = ["curve_catalog_files", "curves"]
@@ -34,8 +35,6 @@ def curve_catalog_files() -> list[Path]:
     FileNotFoundError
         If the bundled data directory holds no curve files.
     """
-    from tokenomics.catalog._registry import data_dir
-
     folder = data_dir() / _SUBDIR
     files = sorted(folder.glob("*.csv"))
     if not files:

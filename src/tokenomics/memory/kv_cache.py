@@ -19,16 +19,15 @@ The formulas (per layer, per token):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
 
+from tokenomics import catalog
 from tokenomics._validate import check_positive
+from tokenomics.catalog import Model
 from tokenomics.precision import bytes_per_element, canonical_precision
-
-if TYPE_CHECKING:
-    from tokenomics.catalog._entities import Model
 
 _MLA_FP8_SCALE_GROUP = 128
 """Latent values per FP32 scale in the FlashMLA FP8 KV layout (deepseek-ai/FlashMLA, docs
@@ -38,11 +37,7 @@ _BF16_BYTES = 2.0
 
 
 def _model(model: Model | str) -> Model:
-    if isinstance(model, str):
-        from tokenomics.catalog import model as lookup
-
-        return lookup(model)
-    return model
+    return catalog.model(model) if isinstance(model, str) else model
 
 
 def _window_layers(m: Model) -> tuple[int, float]:

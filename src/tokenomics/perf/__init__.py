@@ -21,6 +21,14 @@ from tokenomics.perf.calibrate import (
     load_calibration,
     write_calibrated_factors,
 )
+from tokenomics.perf.configs import (
+    DEFAULT_CONCURRENCY,
+    PRECISION_RULE,
+    UNCALIBRATED_BAND,
+    best_practice_precisions,
+    config_label,
+    default_config,
+)
 from tokenomics.perf.disagg import (
     Pool,
     ServingPlan,
@@ -40,17 +48,7 @@ from tokenomics.perf.factors import (
     default_factor_table,
     default_factors,
 )
-from tokenomics.perf.project import (
-    BAND_COLUMNS,
-    DEFAULT_CONCURRENCY,
-    PRECISION_RULE,
-    SEARCH_RULE,
-    UNCALIBRATED_BAND,
-    best_practice_precisions,
-    config_label,
-    default_config,
-    project_curve,
-)
+from tokenomics.perf.project import BAND_COLUMNS, SEARCH_RULE, project_curve
 from tokenomics.perf.sessions import (
     DEFAULT_SESSIONS,
     cached_token_cost_ratio,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokenomics.catalog._entities import Model
+from tokenomics.catalog import Model
 
 _BILLION = 1e9
 

@@ -71,7 +71,9 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from tokenomics._validate import unknown_name_error
-from tokenomics.catalog._entities import Hardware, Model
+from tokenomics._version import __version__
+from tokenomics.catalog import Hardware, Model
+from tokenomics.perf.configs import UNCALIBRATED_BAND
 from tokenomics.perf.factors import (
     FITTED_FACTORS,
     RooflineFactors,
@@ -895,8 +897,6 @@ def model_family(model: Model) -> str:
 def _band(errors: pd.Series) -> tuple[float, float]:
     ratio = 1.0 / (1.0 + errors[errors > -1.0])  # measured / projected, reachable points only
     if len(ratio) < 2:
-        from tokenomics.perf.project import UNCALIBRATED_BAND
-
         return UNCALIBRATED_BAND
     lo, hi = np.quantile(ratio.to_numpy(dtype=float), [0.1, 0.9])
     return float(min(lo, 1.0)), float(max(hi, 1.0))
@@ -1075,8 +1075,6 @@ def write_calibrated_factors(path: Path | str | None = None, calibration: Calibr
         the command, then :func:`calibration_table`.
     """
     import datetime
-
-    from tokenomics import __version__
 
     cal = calibration if calibration is not None else calibrate()
     out = Path(path) if path is not None else calibrated_factors_path()

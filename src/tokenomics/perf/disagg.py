@@ -44,11 +44,19 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tokenomics._validate import check_fraction, check_positive, check_range
-from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.catalog import Hardware, Model
+from tokenomics.cost.tco import tco as tco_of
+from tokenomics.curves.frontier import pareto_frontier
+from tokenomics.curves.schema import conform
+from tokenomics.economics import cost_per_mtok
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
+from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
+from tokenomics.perf.configs import DEFAULT_CONCURRENCY, best_practice_precisions, config_label
 from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import ServingConfig, max_concurrency, roofline_points
 from tokenomics.units import BYTES_PER_GB
+from tokenomics.workload import isl_osl_label
 
 DEFAULT_PREFILL_MAX_UTILIZATION_FRAC: float = 0.8
 """Busy fraction a prefill pool is sized to at most: above it the queue (TTFT) grows fast."""
@@ -224,7 +232,6 @@ def _erlang_c(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
 def _pool_factors(hw: Hardware, factors: RooflineFactors | None) -> RooflineFactors:
     if factors is not None:
         return factors
-    from tokenomics.perf.calibrate import bundled_calibration
 
     return bundled_calibration().factors_for(hw)
 
@@ -254,8 +261,6 @@ def _default_decode_gpus(hw: Hardware, cfg: ServingConfig) -> int:
 
 def _tco_usd_per_gpu_hour(hw: Hardware, tco: Any) -> float:
     if tco is None:
-        from tokenomics.cost.tco import tco as tco_of
-
         return float(tco_of(hw).usd_per_gpu_hour)
     if isinstance(tco, dict):
         from tokenomics.catalog import resolve_hardware_id
@@ -595,8 +600,6 @@ def best_prefill_config(
     >>> best_prefill_config("deepseek-r1", "rubin-cpx", isl_tokens=8192.0).num_gpus >= 4
     True
     """
-    from tokenomics.perf.project import best_practice_precisions
-
     m, hw = _as_model(model), _as_hardware(hardware)
     f = _pool_factors(hw, factors)
     cands = list(configs) if configs is not None else prefill_configs(
@@ -652,9 +655,6 @@ def decode_configs(model: Model | str, hardware: Hardware | str, *, speculative:
     >>> sorted({c.mtp_draft_tokens for c in cfgs})
     [0, 1, 3]
     """
-    from tokenomics.perf.calibrate import frontier_configs
-    from tokenomics.perf.speculative import speculative_settings
-
     m, hw = _as_model(model), _as_hardware(hardware)
     base = frontier_configs(m, hw, disaggregated=True, **fields)
     out = list(base)
@@ -746,10 +746,6 @@ def project_disagg_curve(
     >>> set(c["hardware_id"]), bool((c["num_gpus"] == c["num_prefill_gpus"] + c["num_decode_gpus"]).all())
     ({'rubin-cpx+vr200-nvl144'}, True)
     """
-    from tokenomics.curves.ingest._common import workload_label
-    from tokenomics.curves.schema import conform
-    from tokenomics.perf.project import DEFAULT_CONCURRENCY, best_practice_precisions, config_label
-
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     isl, osl = float(isl_tokens), float(osl_tokens)
@@ -826,7 +822,7 @@ def project_disagg_curve(
             "framework": "roofline",
             "spec_decoding": spec,
             "disaggregated": True,
-            "workload": workload_label(isl, osl),
+            "workload": isl_osl_label(isl, osl),
             "isl_tokens": isl,
             "osl_tokens": osl,
             "concurrency": pts["concurrency"] * n_dec / cfg.num_gpus,
@@ -864,7 +860,6 @@ def project_disagg_curve(
         )
     out = conform(pd.concat(frames, ignore_index=True))
     if frontier:
-        from tokenomics.curves.frontier import pareto_frontier
 
         out = pareto_frontier(out, by=None).reset_index(drop=True)
     return out
@@ -900,8 +895,6 @@ def plan_cost_per_mtok(points: pd.DataFrame, utilization_frac: Any = 1.0) -> pd.
     >>> round(float(plan_cost_per_mtok(pts).iloc[0]), 4)
     1.0
     """
-    from tokenomics.economics import cost_per_mtok
-
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
     for col in ("cost_usd_per_gpu_hour", "throughput_tok_per_s_per_gpu"):
         if col not in points:
@@ -941,8 +934,6 @@ def vera_rubin_nvl144_cpx(model: Model | str, *, isl_tokens: float = 8192.0,
     >>> plan.prefill.num_gpus <= 144, plan.decode.hardware
     (True, 'vr200-nvl144')
     """
-    from tokenomics.perf.project import best_practice_precisions
-
     m = _as_model(model)
     cfg_p = best_prefill_config(m, "rubin-cpx", isl_tokens=isl_tokens)
     cfg_d = decode_config or ServingConfig(tp=8, ep=8, dp_attention=True,

@@ -18,7 +18,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from tokenomics._validate import normalize_name, unknown_name_error
-from tokenomics.catalog._entities import Hardware
+from tokenomics.catalog import Hardware
 
 FITTED_FACTORS: Final[tuple[str, ...]] = (
     "hbm_bandwidth_eff_frac",

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from tokenomics.catalog._entities import Hardware
+from tokenomics.catalog import Hardware
 from tokenomics.precision import canonical_precision
 from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
 

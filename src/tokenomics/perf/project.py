@@ -8,38 +8,32 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.catalog import Hardware, Model
+from tokenomics.curves.frontier import pareto_frontier
 from tokenomics.curves.schema import conform
+from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
+from tokenomics.perf.configs import (
+    DEFAULT_CONCURRENCY,
+    PRECISION_RULE,
+    UNCALIBRATED_BAND,
+    as_hardware,
+    as_model,
+    best_practice_precisions,
+    config_label,
+    default_config,
+)
+from tokenomics.perf.disagg import project_disagg_curve
 from tokenomics.perf.factors import RooflineFactors
+from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import (
     ServingConfig,
-    _resolve,
     max_concurrency,
     roofline_points,
-    weight_bytes_per_gpu,
 )
-from tokenomics.precision import bytes_per_element, canonical_precision
-
-DEFAULT_CONCURRENCY: tuple[float, ...] = (
-    1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
-)
-"""Concurrency grid of a default sweep (per replica); it stops at the replica's memory capacity."""
-
-UNCALIBRATED_BAND: tuple[float, float] = (0.5, 1.5)
-"""Throughput band (low, high multipliers) stated for projections without calibration residuals."""
+from tokenomics.workload import isl_osl_label
 
 BAND_COLUMNS: tuple[str, str] = ("throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu")
 """Extra columns of a projected curve holding its uncertainty band [tok/s/GPU]."""
-
-PRECISION_RULE: str = (
-    "best-practice precisions: routed-expert weights (all weights of dense models) FP4 on hardware "
-    "with FP4 units, else FP8 on hardware with an FP8 rate, else BF16; every other weight of MoE "
-    "models (attention, dense FFN, shared experts, LM head) FP8 where the hardware has an FP8 "
-    "rate, else BF16; a checkpoint stored narrower than that (INT4, MXFP4, FP8 on BF16-only "
-    "hardware) keeps its stored weights and computes in BF16 (W4A16, W8A16); KV cache FP8 where "
-    "the hardware has an FP8 rate, else BF16; serving modes as in SEARCH_RULE"
-)
-"""The precision rule of a default projection (:func:`best_practice_precisions`)."""
 
 SEARCH_RULE: str = (
     "aggregated serving without speculative decoding and, where the model has published "
@@ -60,26 +54,12 @@ def _columns(n: int, values: dict[str, Any]) -> dict[str, np.ndarray]:
     return out
 
 
-def _as_model(model: Model | str) -> Model:
-    from tokenomics.catalog import model as lookup
-
-    return lookup(model) if isinstance(model, str) else model
-
-
-def _as_hardware(hardware: Hardware | str) -> Hardware:
-    from tokenomics.catalog import hardware as lookup
-
-    return lookup(hardware) if isinstance(hardware, str) else hardware
-
-
 def _configs(
     configs: ServingConfig | Mapping[str, Any] | Iterable[ServingConfig | Mapping[str, Any]] | None,
     m: Model,
     hw: Hardware,
 ) -> list[ServingConfig]:
     if configs is None:
-        from tokenomics.perf.calibrate import frontier_configs
-
         precisions: dict[str, Any] = best_practice_precisions(m, hw)
         found = frontier_configs(m, hw, **precisions)
         # a dense model too large for TP 8 gets the smallest TP that fits (raises if none does)
@@ -93,145 +73,6 @@ def _mtp_label(cfg: ServingConfig) -> str:
     if not cfg.mtp_draft_tokens:
         return ""
     return f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
-
-
-def best_practice_precisions(model: Model | str, hardware: Hardware | str) -> dict[str, str | None]:
-    """Return the precisions a well-run deployment of a model uses on a hardware type.
-
-    The rule (:data:`PRECISION_RULE`), from the narrowest number format the hardware computes
-    natively (the catalog states its dense FP4 / FP8 rate):
-
-    ========================  =====================  =================  ===========
-    hardware                  routed experts         other weights      KV cache
-    ========================  =====================  =================  ===========
-    FP4 units                 FP4                    FP8                FP8
-    FP8 rate, no FP4          FP8                    FP8                FP8
-    BF16 only                 BF16                   BF16               BF16
-    ========================  =====================  =================  ===========
-
-    Dense models take the "routed experts" column for all their weights: every MLPerf Inference
-    v5.1/v6.0 closed submission of Llama 2 70B and Llama 3.1 405B on B200, B300, GB200, GB300
-    and MI355X/MI350X states FP4 weights (summary_results.json ``weight_data_types``,
-    mlcommons inference_results_v5.1 and v6.0), FP8 on H100/H200/MI300X/MI325X. A checkpoint whose
-    native weights are narrower than the table's (INT4 or MXFP4 experts on FP8 hardware, FP8 on
-    BF16-only hardware) keeps its stored weights and multiplies in BF16 (W4A16 / W8A16).
-
-    Parameters
-    ----------
-    model : Model or str
-        Catalog model (or its name).
-    hardware : Hardware or str
-        Catalog hardware (or its name).
-
-    Returns
-    -------
-    dict of str to str or None
-        :class:`ServingConfig` fields ``weight_precision`` (``None``: the native precision),
-        ``dense_weight_precision``, ``kv_precision`` and ``activation_precision`` (``None``: the
-        weight precision).
-
-    Examples
-    --------
-    >>> best_practice_precisions("deepseek-r1", "gb200-nvl72")["weight_precision"]
-    'fp4'
-    >>> best_practice_precisions("kimi-k2.5", "h200")["activation_precision"]  # INT4 kept, W4A16
-    'bf16'
-    >>> best_practice_precisions("llama-3.3-70b", "tpu-v5e")["kv_precision"]
-    'bf16'
-    """
-    m, hw = _as_model(model), _as_hardware(hardware)
-    fp8 = hw.fp8_dense_tflops is not None
-    other = "fp8" if fp8 else "bf16"
-    experts = "fp4" if hw.fp4_dense_tflops is not None else other
-    native = canonical_precision(m.native_weight_precision)
-    if bytes_per_element(native) < bytes_per_element(experts):
-        return {"weight_precision": None, "dense_weight_precision": other,
-                "kv_precision": other, "activation_precision": "bf16"}
-    return {"weight_precision": experts, "dense_weight_precision": other if m.is_moe else None,
-            "kv_precision": other, "activation_precision": None}
-
-
-def config_label(config: ServingConfig, model: Model | str) -> str:
-    """Return a label naming a configuration's parallelism and precisions.
-
-    Parameters
-    ----------
-    config : ServingConfig
-        The configuration.
-    model : Model or str
-        Catalog model (or its name); supplies the native weight precision.
-
-    Returns
-    -------
-    str
-        E.g. ``'tp8-ep8-dpa, experts fp4, dense fp8, KV fp8'``; ``', compute bf16'`` is added
-        when the matrix multiplies run wider than the weights (W4A16).
-
-    Examples
-    --------
-    >>> config_label(ServingConfig(tp=4, weight_precision="fp8", kv_precision="fp8"), "llama-3.3-70b")
-    'tp4, weights fp8, KV fp8'
-    """
-    m = _as_model(model)
-    w = config.weight_precision or m.native_weight_precision
-    d = config.dense_weight_precision or w
-    parts = [config.label]
-    if m.is_moe:
-        parts += [f"experts {w}", f"dense {d}"]
-    else:
-        parts += [f"weights {w}"] if d == w else [f"weights {w}", f"attention {d}"]
-    parts.append(f"KV {config.kv_precision}")
-    act = config.activation_precision
-    if act is not None and act != canonical_precision(w):
-        parts.append(f"compute {act}")
-    return ", ".join(parts)
-
-
-def default_config(model: Model | str, hardware: Hardware | str, **overrides: Any) -> ServingConfig:
-    """Return the smallest power-of-two tensor parallelism whose weights fit one scale-up domain.
-
-    MoE models get ``ep = tp``. The native weight precision and BF16 KV cache apply unless
-    ``overrides`` say otherwise. (A single minimal configuration; :func:`project_curve` without
-    ``configs`` searches the frontier over parallelism at best-practice precisions instead.)
-
-    Parameters
-    ----------
-    model : Model or str
-        Catalog model (or its name).
-    hardware : Hardware or str
-        Catalog hardware (or its name).
-    **overrides
-        Other :class:`ServingConfig` fields (e.g. ``kv_precision="fp8"``).
-
-    Returns
-    -------
-    ServingConfig
-        The configuration.
-
-    Raises
-    ------
-    ValueError
-        If the weights do not fit even at ``tp`` equal to the scale-up domain (capped at 64).
-
-    Examples
-    --------
-    >>> default_config("llama-3.3-70b", "h100").tp
-    4
-    """
-    m, hw = _as_model(model), _as_hardware(hardware)
-    limit = min(hw.scaleup_domain_accelerators, 64)
-    tp = 1
-    while tp <= limit:
-        cfg = ServingConfig(tp=tp, ep=tp if m.is_moe else 1, **overrides)
-        s = _resolve(m, hw, cfg, None)
-        # leave at least a fifth of the usable memory for the KV cache
-        if weight_bytes_per_gpu(m, hw, config=cfg) <= 0.8 * hw.hbm_capacity_bytes * s.f.usable_hbm_frac:
-            return cfg
-        tp *= 2
-    raise ValueError(
-        f"{m.model_id} does not fit on {hw.hardware_id} with tensor parallelism up to {limit}; "
-        "pass configs=[ServingConfig(tp=..., pp=...)] explicitly"
-    )
 
 
 def project_curve(
@@ -340,12 +181,8 @@ def project_curve(
     >>> int(d["ep"].max()), d["config"].iloc[0]
     (64, 'tp4-ep4, experts fp4, dense fp8, KV fp8')
     """
-    from tokenomics.curves.ingest._common import workload_label
-
-    m, hw = _as_model(model), _as_hardware(hardware)
+    m, hw = as_model(model), as_hardware(hardware)
     if factors is None:
-        from tokenomics.perf.calibrate import bundled_calibration
-
         cal = bundled_calibration()
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
@@ -359,8 +196,6 @@ def project_curve(
     full = configs is None and search == "full"
     cfgs = _configs(configs, m, hw)
     if full:
-        from tokenomics.perf.speculative import speculative_settings
-
         cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
     frames = []
     limits: dict[str, int] = {}
@@ -393,7 +228,7 @@ def project_curve(
                 "framework": "roofline",
                 "spec_decoding": "mtp" if cfg.mtp_draft_tokens else "none",
                 "disaggregated": cfg.disaggregated,
-                "workload": workload_label(float(isl_tokens), osl),
+                "workload": isl_osl_label(float(isl_tokens), osl),
                 "isl_tokens": float(isl_tokens),
                 "osl_tokens": osl,
                 "concurrency": pts["concurrency"],
@@ -441,8 +276,6 @@ def project_curve(
     out = conform(pd.DataFrame({k: np.concatenate([f[k] for f in frames]) for k in names}))
     skipped = None
     if full:
-        from tokenomics.perf.disagg import project_disagg_curve
-
         try:
             dis = project_disagg_curve(m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
                                        concurrency=concurrency, factors=factors, with_cost=False)
@@ -456,8 +289,6 @@ def project_curve(
             dis["factors_source"] = factors.source
             out = conform(pd.concat([out, dis], ignore_index=True))
     if frontier:
-        from tokenomics.curves.frontier import pareto_frontier
-
         out = pareto_frontier(out, by=None).reset_index(drop=True)
     out.attrs["max_concurrency"] = limits
     out.attrs["factors"] = factors.model_dump()

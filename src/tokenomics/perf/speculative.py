@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokenomics.catalog._entities import Model
+from tokenomics.catalog import Model
 
 _DEEPSEEK_MTP = ("deepseek-v3", "deepseek-v3.1", "deepseek-v3.2", "deepseek-r1")
 

@@ -67,7 +67,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tokenomics._validate import check_positive
-from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from tokenomics._version import __version__
 from tokenomics.outputs.report.build import Report
 from tokenomics.outputs.report.sections import SECTIONS, Section, SectionBuilder
 
@@ -152,8 +153,6 @@ def render_html(rep: Report, *, elapsed_s: float = 0.0, files: Sequence[str] = (
         The page.
     """
     from plotly.offline import get_plotlyjs
-
-    from tokenomics import __version__
 
     opts = rep.options
     blocks = _sections(rep, SECTIONS if sections is None else sections)

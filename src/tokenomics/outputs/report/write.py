@@ -38,6 +38,8 @@ from typing import Any
 
 import pandas as pd
 
+from tokenomics._version import __version__
+
 __all__ = ["MARKER", "headline_frame", "read_manifest", "write_report"]
 
 MARKER: str = ".tokenomics-report"
@@ -61,8 +63,6 @@ def _sha256(path: Path) -> str:
 
 
 def _write_manifest(directory: Path) -> None:
-    from tokenomics import __version__
-
     files = {
         p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
         for p in sorted(directory.iterdir()) if p.is_file() and p.name != MARKER

@@ -1,0 +1,140 @@
+"""The package's import graph: no cycles (function-level imports included), no private names across packages."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import tokenomics
+
+SRC = Path(tokenomics.__file__).resolve().parent
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str) -> list[tuple[str, tuple[str, ...], int, bool]]:
+    """(target module, names, line, inside a function) of every tokenomics import of a module."""
+    path, is_package = MODULES[name]
+    package = name if is_package else name.rpartition(".")[0]
+    found: list[tuple[str, tuple[str, ...], int, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            if isinstance(child, ast.Import):
+                found.extend((a.name, (), child.lineno, in_function) for a in child.names
+                             if a.name.split(".")[0] == "tokenomics")
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parts = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    base = ".".join([*parts, *([child.module] if child.module else [])])
+                if base.split(".")[0] == "tokenomics":
+                    names = tuple(a.name for a in child.names)
+                    found.append((base, names, child.lineno, in_function))
+            visit(child, nested)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> modules it imports (``from pkg import mod`` counts as importing ``pkg.mod``)."""
+    graph: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name in MODULES:
+        for base, names, _, _ in _imports(name):
+            targets = [f"{base}.{n}" for n in names if f"{base}.{n}" in MODULES]
+            if len(targets) < len(names) or not names:
+                targets.append(base)
+            graph[name].update(t for t in targets if t in MODULES and t != name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def test_the_graph_sees_the_package():
+    graph = _graph()
+    assert len(MODULES) > 30
+    assert "tokenomics.chain" in graph["tokenomics.outputs.compare"]
+    assert "tokenomics.catalog" in graph["tokenomics.chain"]
+
+
+def test_cycle_detection_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_function_level_imports_included():
+    # a function-level import that closes a cycle only hides it: it counts as an edge
+    assert _cycles(_graph()) == []
+
+
+def _subpackage(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_name_imported_across_packages(name: str):
+    here = _subpackage(name)
+    for base, names, line, _ in _imports(name):
+        there = _subpackage(base)
+        if there.startswith("_") or there == here:
+            continue  # root-level private modules (_validate, _numeric, _version) serve the whole package
+        private_module = any(part.startswith("_") for part in base.split(".")[2:])
+        private_names = [n for n in names if n.startswith("_")]
+        assert not private_module, f"{name}:{line} imports the private module {base} of another package"
+        assert not private_names, f"{name}:{line} imports private {private_names} from {base}"
+
+
+def test_version_has_its_own_module():
+    from tokenomics._version import __version__
+
+    assert tokenomics.__version__ == __version__
+    assert not any(base == "tokenomics" and "__version__" in names
+                   for name in MODULES for base, names, _, _ in _imports(name))
