@@ -26,19 +26,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokenomics.catalog._entities import Hardware, Model
+from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.schema import conform
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
+from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
-from tokenomics.perf.project import (
-    BAND_COLUMNS,
-    UNCALIBRATED_BAND,
-    _as_hardware,
-    _as_model,
-    _configs,
-    config_label,
-)
+from tokenomics.perf.project import BAND_COLUMNS, _configs
 from tokenomics.perf.step import ServingConfig, _resolve, kv_capacity_tokens, prefill_time_s, roofline_points
 from tokenomics.workload import Workload
 
@@ -352,7 +346,7 @@ def project_session_curve(
     ValueError
         A fixed-sequence workload, or no configuration holds one session context.
     """
-    m, hw = _as_model(model), _as_hardware(hardware)
+    m, hw = as_model(model), as_hardware(hardware)
     if factors is None:
         from tokenomics.perf.calibrate import bundled_calibration  # heavy: the calibration table
 
