@@ -175,8 +175,11 @@ def default_config(model: Model | str, hardware: Hardware | str, **overrides: An
 
     Examples
     --------
-    >>> default_config("llama-3.3-70b", "h100").tp
-    4
+    >>> from tokenomics.perf.step import weight_bytes_per_gpu
+    >>> cfg = default_config("llama-3.3-70b", "h100")
+    >>> weight_bytes_per_gpu("llama-3.3-70b", "h100", config=cfg) < 80e9 < 2 * weight_bytes_per_gpu(
+    ...     "llama-3.3-70b", "h100", config=cfg.model_copy(update={"tp": cfg.tp // 2}))
+    True
     """
     m, hw = as_model(model), as_hardware(hardware)
     limit = min(hw.scaleup_domain_accelerators, 64)

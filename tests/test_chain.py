@@ -1,0 +1,122 @@
+"""tokenomics.chain: the one evaluation path, by hand, and the entry points that call it agree."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.chain import CHAIN_COLUMNS, SUPPLY_COLUMNS, evaluate, supply
+from tokenomics.outputs import cli
+
+HALF = tk.Workload(name="1:1", isl_tokens=1000, osl_tokens=1000)
+GIVEN = {"cost_usd_per_gpu_hour": 2.0, "throughput_tok_per_s_per_gpu": 1000.0, "utilization_frac": 0.6,
+         "input_usd_per_mtok": 0.5, "output_usd_per_mtok": 2.0, "license_fee_frac": 0.3}
+
+
+def test_evaluate_by_hand():
+    row = evaluate(None, "gb200", workload=HALF, **GIVEN).iloc[0]
+    # 1000 tok/s x 3600 s/h x 0.6 = 2.16 Mtok per GPU-hour
+    assert row["served_mtok_per_gpu_hour"] == pytest.approx(2.16)
+    assert row["cost_usd_per_mtok"] == pytest.approx(2.0 / 2.16)
+    # blended price: half input at 0.5, half output at 2.0 -> 1.25 USD/Mtok; revenue 2.7 USD/GPU-hour
+    assert row["blended_price_usd_per_mtok"] == pytest.approx(1.25)
+    assert row["revenue_usd_per_gpu_hour"] == pytest.approx(2.7)
+    # license 0.3 x 2.7 = 0.81; profit 2.7 - 0.81 - 2.0 = -0.11
+    assert row["profit_usd_per_gpu_hour"] == pytest.approx(-0.11)
+    assert row["gross_margin_frac"] == pytest.approx(-0.11 / 2.7)
+    assert row["tco_basis"] == "explicit"
+    assert row["curve_kind"] == "given"
+    assert np.isnan(row["interactivity_tok_per_s_per_user"])
+    assert list(evaluate(None, "gb200", workload=HALF, **GIVEN).columns) == list(CHAIN_COLUMNS)
+
+
+def test_arrays_broadcast_one_row_per_element():
+    rows = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": np.array([0.3, 0.6, 0.9])})
+    assert len(rows) == 3
+    np.testing.assert_allclose(rows["cost_usd_per_mtok"], 2.0 / (1000 * 3600 * np.array([0.3, 0.6, 0.9]) / 1e6))
+    with pytest.raises(ValueError, match="one length"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": np.array([0.3, 0.6]),
+                                                   "license_fee_frac": np.array([0.1, 0.2, 0.3])})
+
+
+def test_supply_is_the_cost_half_of_evaluate():
+    full = evaluate("deepseek-r1", "gb200")
+    cost = supply(tk.model("deepseek-r1"), tk.hardware("gb200"), workload=tk.workload())
+    assert list(cost.columns) == list(SUPPLY_COLUMNS)
+    pd.testing.assert_frame_equal(cost, full[list(SUPPLY_COLUMNS)])
+
+
+def test_projected_rows_carry_the_band_measured_rows_do_not():
+    proj = evaluate("deepseek-r1", "gb300").iloc[0]
+    meas = evaluate("deepseek-r1", "gb200").iloc[0]
+    assert proj["curve_kind"] == "projected"
+    assert proj["throughput_low_tok_per_s_per_gpu"] < proj["throughput_tok_per_s_per_gpu"]
+    assert proj["cost_high_usd_per_mtok"] > proj["cost_usd_per_mtok"] > proj["cost_low_usd_per_mtok"]
+    assert meas["curve_kind"] == "measured"
+    assert np.isnan(meas["throughput_low_tok_per_s_per_gpu"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"interactivity_tok_per_s_per_user": 50.0}, "would not be used"),
+        ({"throughput_curve": tk.ThroughputCurve([10.0, 100.0], [2000.0, 500.0])}, "not both"),
+        ({"price_provider": "deepseek"}, "not used"),
+        ({"prefill_throughput_tok_per_s_per_gpu": 1.0}, "only used by cost_split_rule='gpu_time'"),
+        ({"tco": tk.TcoBasis.published()}, "contradicts"),
+        ({"cost_split_rule": "time"}, "cost_split_rule"),
+    ],
+)
+def test_inputs_a_path_would_ignore_raise(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, **kwargs})
+
+
+def test_missing_inputs_raise():
+    with pytest.raises(ValueError, match="prices missing"):
+        evaluate(None, "gb200", workload=HALF, cost_usd_per_gpu_hour=2.0, throughput_tok_per_s_per_gpu=1.0)
+    with pytest.raises(ValueError, match="give model="):
+        evaluate(None, "gb200", workload=HALF, input_usd_per_mtok=1.0, output_usd_per_mtok=1.0)
+    with pytest.raises(ValueError, match="never extrapolated"):
+        evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=5000.0)
+    with pytest.raises(KeyError, match="workload"):
+        evaluate("deepseek-r1", "gb200", workload="8k/2k")
+
+
+def _cli_csv(*argv: str) -> pd.DataFrame:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(list(argv)) == 0
+    return pd.read_csv(io.StringIO(buf.getvalue()))
+
+
+def test_compare_sweep_report_and_cli_give_the_same_numbers():
+    """Same inputs through every entry point: the same chain, the same numbers."""
+    systems = ["gb200-nvl72", "gb300-nvl72"]  # one measured, one projected curve at 8k/1k, 50 tok/s/user
+    kw = {"workload": "8k/1k", "utilization_frac": 0.6}
+    by_compare = tk.compare("deepseek-r1", systems, interactivity_tok_per_s_per_user=50.0, **kw)
+    by_compare = by_compare.set_index("hardware_id").loc[systems]
+    by_sweep = tk.sweep(tk.Scenario(hardware=systems[0], model="deepseek-r1", **kw), hardware=systems)
+    by_sweep = by_sweep.assign(hardware_id=by_sweep["hardware_id"].astype(str)).set_index("hardware_id")
+    report = tk.build_report(tk.ReportOptions(models=("deepseek-r1",), hardware=tuple(systems),
+                                              reference_interactivity_tok_per_s_per_user=50.0, **kw))
+    head = report.tables["headline"].set_index("hardware_id").loc[systems]
+    margin = _cli_csv("margin", "--model", "deepseek-r1", "--hardware", systems[0], "--hardware", systems[1],
+                      "--workload", "8k/1k", "--utilization", "0.6", "--format", "csv").set_index("hardware_id")
+    cost = _cli_csv("cost", "--model", "deepseek-r1", "--hardware", systems[0], "--hardware", systems[1],
+                    "--workload", "8k/1k", "--utilization", "0.6", "--format", "csv").set_index("hardware_id")
+    assert set(by_compare["curve_kind"]) == {"measured", "projected"}
+    numeric = [c for c in CHAIN_COLUMNS if c in by_compare.columns and by_compare[c].dtype.kind == "f"]
+    for name, other in (("sweep", by_sweep), ("report", head), ("margin CLI", margin)):
+        for col in numeric:
+            np.testing.assert_allclose(other.loc[systems, col].astype(float), by_compare[col].astype(float),
+                                       rtol=1e-12, equal_nan=True, err_msg=f"{name}: {col}")
+    for col in SUPPLY_COLUMNS:
+        if col in numeric:
+            np.testing.assert_allclose(cost.loc[systems, col].astype(float), by_compare[col].astype(float),
+                                       rtol=1e-12, equal_nan=True, err_msg=f"cost CLI: {col}")
