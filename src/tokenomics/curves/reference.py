@@ -110,7 +110,7 @@ def reference_curve(
     elif groups:
         return max(groups, key=lambda cg: (len(cg[0]), float(np.nanmax(cg[1]["throughput_tok_per_s_per_gpu"]))))
     if wl.is_fixed:
-        projected = project_curve(m, hw, isl_tokens=wl.isl_tokens, osl_tokens=wl.osl_tokens)
+        projected = project_curve(m, hw, workload=wl)
     else:
         # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
         projected = project_session_curve(m, hw, wl, kv_offload=mode)

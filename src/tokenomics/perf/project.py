@@ -30,7 +30,8 @@ from tokenomics.perf.step import (
     max_concurrency,
     roofline_points,
 )
-from tokenomics.workload import isl_osl_label
+from tokenomics.workload import Workload, isl_osl_label
+from tokenomics.workload import workload as get_workload
 
 BAND_COLUMNS: tuple[str, str] = ("throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu")
 """Extra columns of a projected curve holding its uncertainty band [tok/s/GPU]."""
@@ -75,12 +76,23 @@ def _mtp_label(cfg: ServingConfig) -> str:
     return f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
 
 
+def _lengths(workload: Workload | str | None, isl_tokens: float | None,
+             osl_tokens: float | None) -> tuple[float, float]:
+    """(ISL, OSL) of a workload or of explicit lengths; both at once is an error."""
+    if workload is not None and (isl_tokens is not None or osl_tokens is not None):
+        raise ValueError("give workload= or isl_tokens/osl_tokens, not both")
+    default = get_workload(workload)
+    return (float(default.isl_tokens if isl_tokens is None else isl_tokens),
+            float(default.osl_tokens if osl_tokens is None else osl_tokens))
+
+
 def project_curve(
     model: Model | str,
     hardware: Hardware | str,
     *,
-    isl_tokens: float = 1024.0,
-    osl_tokens: float = 1024.0,
+    workload: Workload | str | None = None,
+    isl_tokens: float | None = None,
+    osl_tokens: float | None = None,
     concurrency: Sequence[float] | np.ndarray | None = None,
     configs: ServingConfig | Mapping[str, Any] | Iterable[ServingConfig | Mapping[str, Any]] | None = None,
     factors: RooflineFactors | None = None,
@@ -116,8 +128,12 @@ def project_curve(
         Catalog model (or its name).
     hardware : Hardware or str
         Catalog hardware (or its name).
-    isl_tokens, osl_tokens : float
-        Input and output sequence lengths [tokens].
+    workload : Workload or str, optional
+        The traffic (a preset name or a :class:`~tokenomics.Workload`); its ISL/OSL are projected.
+        Default :data:`tokenomics.workload.DEFAULT_WORKLOAD`.
+    isl_tokens, osl_tokens : float, optional
+        Input and output sequence lengths [tokens] instead of a workload (a length not given is
+        the default workload's).
     concurrency : sequence of float, optional
         Concurrencies per replica [count]. Default: :data:`DEFAULT_CONCURRENCY` up to the
         memory capacity of each configuration, which is added as the last point (the sweep stops
@@ -186,6 +202,7 @@ def project_curve(
         cal = bundled_calibration()
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
+    isl_tokens, osl_tokens = _lengths(workload, isl_tokens, osl_tokens)
     if band is None:
         band = UNCALIBRATED_BAND
     lo, hi = band
