@@ -109,11 +109,9 @@ def reference_curve(
             return max(covering, key=lambda cg: float(cg[0].throughput_at(x)))
     elif groups:
         return max(groups, key=lambda cg: (len(cg[0]), float(np.nanmax(cg[1]["throughput_tok_per_s_per_gpu"]))))
-    if wl.is_fixed:
-        projected = project_curve(m, hw, workload=wl)
-    else:
-        # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
-        projected = project_session_curve(m, hw, wl, kv_offload=mode)
+    # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
+    projected = (project_curve(m, hw, workload=wl) if wl.is_fixed
+                 else project_session_curve(m, hw, wl, kv_offload=mode))
     return ThroughputCurve.from_points(projected, allow_mixed_groups=True), projected
 
 

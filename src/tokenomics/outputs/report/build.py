@@ -51,6 +51,7 @@ from tokenomics.curves.reference import reference_curve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
 from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
 from tokenomics.outputs.report.agentic import agentic_table
+from tokenomics.outputs.report.html import _headline_sorted
 from tokenomics.outputs.report.memory import memory_tables
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
@@ -666,9 +667,3 @@ def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame,
                      "parameters": f"{n} point(s)", "source": str(src), "as_of": str(as_of)})
     return pd.DataFrame(rows, columns=["category", "item", "parameters", "source", "as_of"])
 
-
-def _headline_sorted(head: pd.DataFrame) -> pd.DataFrame:
-    """Headline rows by model, then cheapest first (as the terminal summary of ``tokenomics report``)."""
-    if not {"model_id", "cost_usd_per_mtok"} <= set(head.columns):
-        return head
-    return head.sort_values(["model_id", "cost_usd_per_mtok"], kind="stable", ignore_index=True)

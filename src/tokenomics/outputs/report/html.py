@@ -192,8 +192,6 @@ def headline_cells(head: pd.DataFrame) -> list[list[str]]:
     list of list of str
         One list of formatted cells per row, in :data:`HEADLINE_COLUMNS` order.
     """
-    from tokenomics.outputs.report.build import _headline_sorted
-
     rows = []
     for rec in _headline_sorted(head).to_dict(orient="records"):
         cells = []
@@ -279,3 +277,10 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()
     raise TypeError(f"cannot serialise {type(value).__name__} into a chart")
+
+
+def _headline_sorted(head: pd.DataFrame) -> pd.DataFrame:
+    """Headline rows by model, then cheapest first (as the terminal summary of ``tokenomics report``)."""
+    if not {"model_id", "cost_usd_per_mtok"} <= set(head.columns):
+        return head
+    return head.sort_values(["model_id", "cost_usd_per_mtok"], kind="stable", ignore_index=True)
