@@ -112,6 +112,11 @@ def link_text(text: str) -> str:
     return "".join(out)
 
 
+def _header_text(text: str) -> str:
+    """Escape a header; a bracketed unit stays on one line (``[USD/GPU-hour]`` never breaks)."""
+    return re.sub(r"(\[[^\]]*\])", r'<span class="unit">\1</span>', html.escape(text))
+
+
 def _cell(value: Any, col: Column) -> str:
     value = _plain(value)
     if col.fmt == "link":
@@ -167,7 +172,7 @@ def table_html(
     override = header_override or {}
     heads.append("<tr>" + "".join(
         f"<th{' class=num' if c.fmt not in ('text', 'link', 'date') else ''}>"
-        f"{html.escape(override.get(c.key, c.header))}</th>" for c in columns) + "</tr>")
+        f"{_header_text(override.get(c.key, c.header))}</th>" for c in columns) + "</tr>")
     body = []
     for rec in frame.to_dict(orient="records"):
         attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in (row_attr(rec) if row_attr else {}).items())
@@ -226,7 +231,7 @@ def headline_table_html(head: pd.DataFrame) -> str:
     str
         HTML.
     """
-    ths = "".join(f"<th{' class=num' if i >= 3 else ''}>{html.escape(h)}</th>"
+    ths = "".join(f"<th{' class=num' if i >= 3 else ''}>{_header_text(h)}</th>"
                   for i, (h, _) in enumerate(HEADLINE_COLUMNS.values()))
     rows = []
     for cells in headline_cells(head):
@@ -252,9 +257,17 @@ def figure_html(figure: dict[str, Any], name: str) -> str:
         A ``<div class="chart">`` and the figure's JSON in a ``<script type="application/json">``.
     """
     ident = "chart-" + re.sub(r"[^\w-]+", "-", name).strip("-").lower()
+    layout = dict(figure.get("layout", {}))
+    meta = layout.get("meta")
+    title = str(meta.get("title", "")) if isinstance(meta, dict) else ""
+    if not title and layout.get("title"):
+        # one place for chart titles: a caption above the chart, clear of the chart's tool bar
+        raw = layout.pop("title")
+        title = str(raw.get("text", "") if isinstance(raw, dict) else raw)
+        layout["margin"] = {**layout.get("margin", {}), "t": 30}
+        figure = {**figure, "layout": layout}
     payload = json.dumps(_finite(figure), separators=(",", ":"), allow_nan=False, default=_json_default)
     payload = payload.replace("</", "<\\/")
-    title = figure.get("layout", {}).get("meta", {}).get("title", "")
     caption = f"<figcaption>{html.escape(title)}</figcaption>" if title else ""
     return (f'<figure>{caption}<div class="chart" id="{ident}"></div>'
             f'<script type="application/json" class="fig-data" data-target="{ident}">{payload}</script></figure>')

@@ -33,7 +33,7 @@ table{border-collapse:collapse;font-size:.84em}
 th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f4f4f4;font-weight:600}th.group{text-align:center}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}
-th{min-width:4.5em}
+th{min-width:4.5em}.unit{white-space:nowrap}
 td.date{white-space:nowrap}td.src{min-width:24em;max-width:36em;overflow-wrap:anywhere}
 .sources td:nth-child(3){max-width:22em;overflow-wrap:anywhere;font-size:.92em}
 figure{margin:0;min-width:0}
