@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 import tokenomics as tk
 
 __all__ = [
+    "CHAIN_SYSTEMS",
+    "CHAIN_WORKLOADS",
     "DEFAULT_SETTINGS",
     "TCO_SYSTEM_IDS",
     "X",
@@ -36,6 +38,7 @@ __all__ = [
     "batch_sizes",
     "capexes",
     "capital_rates",
+    "chain_interactivities",
     "costs",
     "curve_frames",
     "curve_points",
@@ -188,3 +191,16 @@ def names(kind: str = "model") -> st.SearchStrategy[tuple[str, str]]:
     """(canonical id, a spelling of it a user may type) for ``kind`` "model" or "hardware"."""
     base = model_names if kind == "model" else hardware_names
     return base.flatmap(lambda n: st.tuples(st.just(n), _variants(n)))
+
+
+# --- the evaluation chain ---------------------------------------------------------------------
+
+CHAIN_SYSTEMS = ["gb200-nvl72", "b200", "mi355x", "gb300-nvl72"]
+"""Systems with a DeepSeek-R1 curve (measured or projected) covering 15-45 tok/s/user at every
+workload of :data:`CHAIN_WORKLOADS`."""
+
+CHAIN_WORKLOADS = ["8k/1k", "1k/1k", "1k/8k"]
+"""Workload presets the chain properties vary."""
+
+chain_interactivities = _floats(15.0, 45.0)
+"""Interactivities every curve of :data:`CHAIN_SYSTEMS` x :data:`CHAIN_WORKLOADS` covers [tok/s/user]."""

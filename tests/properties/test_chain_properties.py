@@ -10,20 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenomics as tk
+from tests.properties.strategies import CHAIN_SYSTEMS, CHAIN_WORKLOADS, chain_interactivities, utilizations
 from tokenomics.chain import CHAIN_COLUMNS, evaluate
-
-# every (system, workload) below has a measured or projected DeepSeek-R1 curve covering 15-45 tok/s/user
-SYSTEMS = ["gb200-nvl72", "b200", "mi355x", "gb300-nvl72"]
-WORKLOADS = ["8k/1k", "1k/1k", "1k/8k"]
-covered_interactivities = st.floats(min_value=15.0, max_value=45.0, allow_nan=False)
 
 
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(
-    hardware=st.lists(st.sampled_from(SYSTEMS), min_size=1, max_size=2, unique=True),
-    workloads=st.lists(st.sampled_from(WORKLOADS), min_size=1, max_size=2, unique=True),
-    interactivities=st.lists(covered_interactivities, min_size=1, max_size=2, unique=True),
-    utilization=st.floats(min_value=0.05, max_value=1.0),
+    hardware=st.lists(st.sampled_from(CHAIN_SYSTEMS), min_size=1, max_size=2, unique=True),
+    workloads=st.lists(st.sampled_from(CHAIN_WORKLOADS), min_size=1, max_size=2, unique=True),
+    interactivities=st.lists(chain_interactivities, min_size=1, max_size=2, unique=True),
+    utilization=utilizations,
 )
 def test_sweep_equals_pointwise_evaluation(hardware, workloads, interactivities, utilization):
     base = tk.Scenario(hardware=hardware[0], model="deepseek-r1", utilization_frac=utilization)
