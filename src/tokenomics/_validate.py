@@ -223,3 +223,50 @@ def check_nonnegative(name: str, value: Any) -> None:
         If any element is NaN, infinite or negative.
     """
     check_range(name, value, low=0.0, high=np.inf, high_inclusive=False)
+
+
+def check_plausible(
+    name: str,
+    value: Any,
+    *,
+    low: float | None,
+    high: float | None,
+    unit: str,
+    allow_zero: bool = False,
+) -> None:
+    """Raise ``ValueError`` if any element is not finite or outside the plausible range.
+
+    Guards the unit slips a kind-only check lets through: $/token written as $/Mtok, TB
+    written as GB, ms written as s.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, array_like or pandas.Series
+        Value(s) to check, element-wise.
+    low, high : float or None
+        Plausible range (inclusive); None for unbounded.
+    unit : str
+        Unit shown in the message.
+    allow_zero : bool
+        Whether an exact 0 is allowed below ``low`` (a free tier, no fee).
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the first offending value and the plausible range.
+    """
+    check_range(name, value, low=-np.inf if allow_zero else low, high=high)
+    if low is None:
+        return
+    arr = _as_float_array(value).ravel()
+    bad = (arr < low) & ~((arr == 0) & allow_zero)
+    if bad.any():
+        v = float(arr[np.flatnonzero(bad)[0]])
+        zero = "0 or " if allow_zero else ""
+        raise ValueError(
+            f"{name}={v!r} {unit} is below the plausible minimum {low:g} {unit} (a unit slip? "
+            f"e.g. a per-token figure where per-million is meant); allowed {zero}[{low:g}, "
+            f"{'inf' if high is None else f'{high:g}'}] {unit}"
+        )

@@ -22,6 +22,7 @@ from tokenomics import catalog
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_plausible,
     check_positive,
     check_range,
     unknown_name_error,
@@ -44,6 +45,13 @@ def _frac_open_high(name: str, value: Any) -> None:
     check_fraction(name, value, high_inclusive=False)
 
 
+def _price(name: str, value: Any) -> None:
+    # plausible range from the vocabulary: a $/token figure written as $/Mtok is an error
+    spec = catalog.parameter_spec("price", name)
+    check_nonnegative(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True)
+
+
 def _below_one(name: str, value: Any) -> None:
     check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
 
@@ -51,9 +59,9 @@ def _below_one(name: str, value: Any) -> None:
 _NUMERIC_CHECKS: dict[str, Callable[[str, Any], None]] = {
     "cost_usd_per_gpu_hour": check_nonnegative,
     "facility_power_kw_per_accelerator": check_positive,
-    "input_usd_per_mtok": check_nonnegative,
-    "cached_input_usd_per_mtok": check_nonnegative,
-    "output_usd_per_mtok": check_nonnegative,
+    "input_usd_per_mtok": _price,
+    "cached_input_usd_per_mtok": _price,
+    "output_usd_per_mtok": _price,
     "utilization_frac": _frac_open_low,
     "throughput_tok_per_s_per_gpu": check_positive,
     "interactivity_tok_per_s_per_user": check_positive,
@@ -367,6 +375,8 @@ def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
     >>> df.loc[df["license_fee_frac"] == 0.0, "gross_margin_frac"].round(4).tolist()
     [-0.4815, 0.2593, 0.5062]
     """
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"sweep needs a Scenario, got {type(scenario).__name__}; build one with tk.Scenario(...)")
     fields = [*Scenario.model_fields, "cost_usd_per_gpu_hour"]
     for name in axes:
         if name not in fields:

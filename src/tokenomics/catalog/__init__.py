@@ -35,7 +35,7 @@ from tokenomics.catalog._registry import (
     require_rows,
     resolve,
 )
-from tokenomics.catalog._tidy import CONFIDENCE_LEVELS, CatalogError
+from tokenomics.catalog._tidy import CONFIDENCE_LEVELS, CatalogError, ParameterSpec, check_value
 
 __all__ = [
     "CONFIDENCE_LEVELS",
@@ -46,6 +46,7 @@ __all__ = [
     "CatalogError",
     "Hardware",
     "Model",
+    "ParameterSpec",
     "Provenance",
     "PublishedTco",
     "TcoInputs",
@@ -56,6 +57,8 @@ __all__ = [
     "hardware_table",
     "model",
     "model_table",
+    "parameter_problem",
+    "parameter_spec",
     "price",
     "price_table",
     "published_tco",
@@ -428,13 +431,22 @@ def price_table(model: str | None = None, provider: str | None = None,
     Raises
     ------
     KeyError
-        For an unknown model or tier.
+        For an unknown model or tier, or a provider with no price (of that model); close matches
+        listed.
     """
     frame = REGISTRY.frame("price")
     if model is not None:
         frame = frame[frame["model_id"] == resolve_model_id(model)]
     if provider is not None:
-        frame = frame[frame["provider"].str.lower() == provider.lower()]
+        from tokenomics._validate import normalize_name, unknown_name_error
+
+        every = REGISTRY.frame("price")["provider"].astype(str)
+        hit = frame["provider"].astype(str).map(normalize_name) == normalize_name(provider)
+        if not hit.any():
+            valid = sorted(set(frame["provider"].astype(str))) if model is not None else sorted(set(every))
+            what = f"provider for {resolve_model_id(model)}" if model is not None else "provider"
+            raise unknown_name_error(what, provider, valid)
+        frame = frame[hit]
     if price_tier is not None:
         frame = frame[frame["tier"] == _check_tier(price_tier)]
     keys = ["model_id", "provider", "tier", "as_of"]
@@ -634,3 +646,63 @@ def add_catalog_file(path: str | Path, table: str) -> None:
 def reset_catalogs() -> None:
     """Drop every user-added catalog file and reload the bundled catalogs on next use."""
     REGISTRY.reset()
+
+
+def parameter_spec(table: str, parameter: str) -> ParameterSpec:
+    """Return the vocabulary entry of a parameter: unit, kind and plausible range.
+
+    Parameters
+    ----------
+    table : str
+        Vocabulary table (``"hardware"``, ``"model"``, ``"price"``, ``"curve"``, ...).
+    parameter : str
+        Parameter name, e.g. ``"hbm_capacity_gb"``.
+
+    Returns
+    -------
+    ParameterSpec
+        Unit, kind, ``min_value``/``max_value`` and description from ``data/parameters.csv``.
+
+    Raises
+    ------
+    KeyError
+        If the parameter is not in the vocabulary table (close matches listed).
+
+    Examples
+    --------
+    >>> parameter_spec("hardware", "hbm_capacity_gb").unit
+    'GB'
+    """
+    vocab = REGISTRY.vocabulary()
+    spec = vocab.get((table, parameter))
+    if spec is None:
+        from tokenomics._validate import unknown_name_error
+
+        raise unknown_name_error(f"{table} parameter", parameter, [p for t, p in vocab if t == table])
+    return spec
+
+
+def parameter_problem(table: str, parameter: str, value: float) -> str | None:
+    """Say what is wrong with a value of a vocabulary parameter, or return None when plausible.
+
+    Parameters
+    ----------
+    table, parameter : str
+        As for :func:`parameter_spec`.
+    value : float
+        The value, in the vocabulary's unit.
+
+    Returns
+    -------
+    str or None
+        The problem with the value and the allowed range (non-finite, outside the kind's range,
+        beyond the plausible minimum or maximum), or None.
+
+    Examples
+    --------
+    >>> parameter_problem("curve", "tpot_median_s", 0.025) is None
+    True
+    >>> parameter_problem("curve", "tpot_median_s", 25.0)[:25]
+    'value 25 s exceeds the pl'
+    """
+    return check_value(float(value), parameter_spec(table, parameter))

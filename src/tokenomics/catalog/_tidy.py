@@ -9,13 +9,14 @@ the line, the field and what is wrong; nothing is dropped or defaulted.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -65,6 +66,10 @@ class ParameterSpec:
     max_value : float or None
         Largest plausible value (a guard against unit slips such as GB/s written as TB/s); None
         for no bound.
+    min_value : float or None
+        Smallest plausible non-zero value (a guard against slips the other way: TB written as
+        GB, $/token written as $/Mtok, ms written as s); zero stays allowed where the kind
+        allows it. None for no bound.
     """
 
     table: str
@@ -73,6 +78,46 @@ class ParameterSpec:
     kind: str
     description: str
     max_value: float | None = None
+    min_value: float | None = None
+
+    @property
+    def allowed_range(self) -> str:
+        """The plausible range as text, e.g. ``"[4, 2000] GB"`` (``"0 or [...]"`` where 0 is allowed)."""
+        lo = {"positive": "0", "nonnegative": "0", "fraction": "0", "integer": "1", "count": "0",
+              "year": "1990", "ratio_ge1": "1"}.get(self.kind, "-inf")
+        lo_open = self.kind == "positive"
+        hi = "1" if self.kind == "fraction" else "2100" if self.kind == "year" else "inf"
+        if self.min_value is not None:
+            lo, lo_open = f"{self.min_value:g}", False
+        if self.max_value is not None:
+            hi = f"{self.max_value:g}"
+        zero = "0 or " if self.min_value is not None and self.kind in ("nonnegative", "count") else ""
+        unit = "" if self.unit in ("fraction", "count", "ratio", "year") else f" {self.unit}"
+        return f"{zero}{'(' if lo_open else '['}{lo}, {hi}]{unit}"
+
+
+@contextlib.contextmanager
+def _open_text(path: Path) -> Iterator[Any]:
+    """Open a CSV as UTF-8 text; a byte-order mark is dropped, undecodable bytes name the file."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            yield fh
+    except UnicodeDecodeError as err:
+        raise CatalogError(
+            path, f"byte {err.start}", "encoding",
+            f"not UTF-8 text ({err.reason}: {err.object[err.start:err.start + 4]!r}); save the file as UTF-8",
+        ) from None
+    except csv.Error as err:
+        raise CatalogError(path, "file", "csv", f"malformed CSV ({err})") from None
+
+
+def _rows(path: Path, reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, row)``; the line is the physical line in the file (header is line 1)."""
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as err:
+        raise CatalogError(path, f"line {reader.line_num}", "csv", f"malformed CSV ({err})") from None
 
 
 def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
@@ -95,18 +140,21 @@ def read_vocabulary(path: Path) -> dict[tuple[str, str], ParameterSpec]:
     """
     required = ("table", "parameter", "unit", "kind", "description")
     vocab: dict[tuple[str, str], ParameterSpec] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in required if c not in (reader.fieldnames or [])]
         if missing:
             raise CatalogError(path, "header", missing[0], "required column is missing")
-        for line, row in enumerate(reader, start=2):
-            text_max = (row.get("max") or "").strip()
-            try:
-                max_value = float(text_max) if text_max else None
-            except ValueError:
-                raise CatalogError(path, f"line {line}", "max", f"{text_max!r} is not a number") from None
-            spec = ParameterSpec(**{k: (row[k] or "").strip() for k in required}, max_value=max_value)
+        for line, row in _rows(path, reader):
+            bounds: dict[str, float | None] = {}
+            for col in ("max", "min"):
+                text = (row.get(col) or "").strip()
+                try:
+                    bounds[col] = float(text) if text else None
+                except ValueError:
+                    raise CatalogError(path, f"line {line}", col, f"{text!r} is not a number") from None
+            spec = ParameterSpec(**{k: (row[k] or "").strip() for k in required},
+                                 max_value=bounds["max"], min_value=bounds["min"])
             if spec.kind not in VALUE_KINDS:
                 raise CatalogError(path, f"line {line}", "kind", f"{spec.kind!r} not in {VALUE_KINDS}")
             if not spec.unit:
@@ -133,11 +181,15 @@ def check_value(value: float, spec: ParameterSpec) -> str | None:
     str or None
         The problem (value, allowed range, percent hint), or None when the value is valid.
     """
+    problem = _check_value(value, spec)
+    if problem is not None and "allowed" not in problem:
+        problem = f"{problem}; allowed {spec.allowed_range}"
+    return problem
+
+
+def _check_value(value: float, spec: ParameterSpec) -> str | None:
     if not math.isfinite(value):
-        return f"value {value!r} is not finite"
-    if spec.max_value is not None and value > spec.max_value:
-        return (f"value {value:g} {spec.unit} exceeds the plausible maximum {spec.max_value:g} {spec.unit} "
-                "(a unit slip?)")
+        return f"value {value!r} is not finite; allowed {spec.allowed_range}"
     kind = spec.kind
     if kind == "positive" and value <= 0:
         return f"value {value!r} must be > 0"
@@ -158,6 +210,14 @@ def check_value(value: float, spec: ParameterSpec) -> str | None:
         return f"value {value!r} must be a calendar year in [1990, 2100]"
     if kind == "ratio_ge1" and value < 1.0:
         return f"value {value!r} must be >= 1"
+    if spec.max_value is not None and value > spec.max_value:
+        return (f"value {value:g} {spec.unit} exceeds the plausible maximum {spec.max_value:g} {spec.unit} "
+                f"(a unit slip?); allowed {spec.allowed_range}")
+    if spec.min_value is not None and value < spec.min_value and not (
+        value == 0 and spec.kind in ("nonnegative", "count")
+    ):
+        return (f"value {value:g} {spec.unit} is below the plausible minimum {spec.min_value:g} {spec.unit} "
+                f"(a unit slip?); allowed {spec.allowed_range}")
     return None
 
 
@@ -211,13 +271,13 @@ def read_tidy(
     cols = (*key_columns, *VALUE_COLUMNS)
     rows: list[dict[str, object]] = []
     seen: dict[tuple[str, ...], int] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
         for col in cols:
             if col not in header and col not in defaults:
                 raise CatalogError(path, "header", col, "required column is missing")
-        for line, raw in enumerate(reader, start=2):
+        for line, raw in _rows(path, reader):
             where = f"line {line}"
             if None in raw:
                 raise CatalogError(path, where, "row", "more fields than the header has columns")
@@ -302,13 +362,19 @@ def read_index(
     """
     out: list[dict[str, object]] = []
     seen: set[str] = set()
-    with path.open(newline="", encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
         for col in (key_column, *required, "aliases"):
             if col not in header:
                 raise CatalogError(path, "header", col, "required column is missing")
-        for line, raw in enumerate(reader, start=2):
+        for line, raw in _rows(path, reader):
+            if None in raw:
+                raise CatalogError(
+                    path, f"line {line}", "row",
+                    f"{len(header) + len(raw[None])} fields but the header has {len(header)} "  # type: ignore[index]
+                    f"columns; extra values {raw[None]!r}",  # type: ignore[index]
+                )
             row: dict[str, object] = {k: (v or "").strip() for k, v in raw.items() if k is not None}
             for col in (key_column, *required):
                 if not row[col]:

@@ -173,10 +173,16 @@ class ThroughputCurve:
 
         Raises
         ------
+        TypeError
+            If ``points`` is not a DataFrame.
         ValueError
             If kinds or groups are mixed without permission, or no point has positive
             throughput and interactivity.
         """
+        if not isinstance(points, pd.DataFrame):
+            raise TypeError(
+                f"points must be a pandas DataFrame of curve points, got {type(points).__name__}"
+            )
         kinds = sorted(points["kind"].dropna().unique()) if "kind" in points else []
         if len(kinds) > 1 and not allow_mixed_kinds:
             raise ValueError(

@@ -138,6 +138,8 @@ def pareto_frontier(
 
     Raises
     ------
+    TypeError
+        If ``points`` is not a DataFrame.
     KeyError
         If a named column is missing.
 
@@ -149,6 +151,10 @@ def pareto_frontier(
     >>> front.index.tolist(), front.attrs["excluded_nonpositive"]
     ([0, 1], 1)
     """
+    if not isinstance(points, pd.DataFrame):
+        raise TypeError(
+            f"points must be a pandas DataFrame of curve points, got {type(points).__name__}"
+        )
     group_cols = list(by or ())
     missing = [c for c in (throughput, interactivity, *group_cols) if c not in points.columns]
     if missing:

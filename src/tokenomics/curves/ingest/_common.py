@@ -7,6 +7,7 @@ and the result is conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS`.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -17,7 +18,8 @@ from typing import Any
 import pandas as pd
 
 from tokenomics._validate import normalize_name
-from tokenomics.curves.schema import conform
+from tokenomics.catalog import parameter_problem
+from tokenomics.curves.schema import CURVE_COLUMNS, conform
 from tokenomics.units import SECONDS_PER_MS
 
 __all__ = [
@@ -84,13 +86,20 @@ def load_json(path: Path) -> Any:
     Raises
     ------
     IngestError
-        If the file is not valid JSON.
+        If the file is not valid JSON, not UTF-8 text or nested too deeply (a byte-order mark
+        is accepted).
     """
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             return json.load(fh)
     except json.JSONDecodeError as err:
-        raise IngestError(path, "<document>", f"not valid JSON ({err})") from None
+        raise IngestError(path, "<document>", f"not valid JSON ({err.msg} at line {err.lineno})") from None
+    except UnicodeDecodeError as err:
+        raise IngestError(
+            path, "<document>", f"not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
+        ) from None
+    except RecursionError:
+        raise IngestError(path, "<document>", "JSON nested too deeply to be a result file") from None
 
 
 def _catalog_resolvers() -> tuple[Any, Any]:
@@ -517,8 +526,88 @@ def interactivity_from_tpot(tpot_s: float) -> float:
     return 1.0 / tpot_s
 
 
+def read_csv_table(path: str | Path, **kwargs: Any) -> pd.DataFrame:
+    """Read a CSV result table; a byte-order mark is accepted, every failure names the file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    **kwargs
+        Passed to :func:`pandas.read_csv` (e.g. ``nrows=0`` for the header only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table as read.
+
+    Raises
+    ------
+    IngestError
+        If the file is not UTF-8 text, empty, or not parseable as CSV.
+    """
+    try:
+        return pd.read_csv(path, encoding="utf-8-sig", **kwargs)
+    except UnicodeDecodeError as err:
+        raise IngestError(
+            path, "<document>", f"not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise IngestError(path, "<document>", "empty file: no CSV header") from None
+    except pd.errors.ParserError as err:
+        raise IngestError(path, "<document>", f"malformed CSV ({str(err).strip()})") from None
+
+
+_BOUNDED_COLUMNS: tuple[str, ...] = tuple(
+    c for c, (dtype, _) in CURVE_COLUMNS.items() if dtype == "Float64"
+)
+
+
+def check_record(rec: Mapping[str, Any], *, today: dt.date | None = None) -> None:
+    """Check every unit-bearing field of one curve point against the vocabulary's plausible range.
+
+    Each numeric column of :data:`~tokenomics.curves.schema.CURVE_COLUMNS` has an entry in the
+    ``curve`` table of ``data/parameters.csv`` with its unit, kind and plausible range (e.g.
+    TPOT in [0.0001, 5] s: outside it a millisecond figure was read as seconds, or the other
+    way). Absent values (None, NaN) pass; ``as_of`` must be an ISO date not in the future.
+
+    Parameters
+    ----------
+    rec : mapping
+        One curve point keyed by schema column names, with ``source`` naming the file.
+    today : datetime.date, optional
+        Reference date for the future-date check (default: today, UTC).
+
+    Raises
+    ------
+    IngestError
+        Naming the source, the field, the value and the allowed range.
+    """
+    source = str(rec.get("source") or "<records>")
+    for col in _BOUNDED_COLUMNS:
+        value = rec.get(col)
+        if value is None or value is pd.NA:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise IngestError(source, col, f"expected a number, got {value!r}")
+        if math.isnan(value):
+            continue
+        problem = parameter_problem("curve", col, value)
+        if problem:
+            raise IngestError(source, col, problem)
+    as_of = rec.get("as_of")
+    if as_of is not None and not (isinstance(as_of, float) and math.isnan(as_of)):
+        try:
+            date = dt.date.fromisoformat(str(as_of)[:10])
+        except ValueError:
+            raise IngestError(source, "as_of", f"{as_of!r} is not an ISO date (YYYY-MM-DD)") from None
+        today = today or dt.datetime.now(dt.UTC).date()
+        if date > today:
+            raise IngestError(source, "as_of", f"{date} is in the future (today {today})")
+
+
 def frame_from_records(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Build a schema-conformed curve-point table from row dictionaries.
+    """Build a schema-conformed curve-point table from row dictionaries, each checked.
 
     Parameters
     ----------
@@ -529,7 +618,14 @@ def frame_from_records(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Conformed table (missing columns as NA).
+
+    Raises
+    ------
+    IngestError
+        If a field is outside its plausible range (see :func:`check_record`).
     """
+    for rec in records:
+        check_record(rec)
     frame = pd.DataFrame.from_records(list(records))
     return conform(frame)
 

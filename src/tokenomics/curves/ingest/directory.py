@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
-from tokenomics.curves.ingest._common import IngestError
+from tokenomics.curves.ingest._common import IngestError, load_json, read_csv_table
 from tokenomics.curves.ingest.agentx import is_agentic_flat, is_agentx_nested, read_agentx
 from tokenomics.curves.ingest.aiconfigurator import is_aiconfigurator_csv, read_aiconfigurator
 from tokenomics.curves.ingest.aiperf import is_aiperf_csv, is_aiperf_json, read_aiperf
@@ -59,12 +58,12 @@ def detect_format(path: str | Path) -> str | None:
     Raises
     ------
     IngestError
-        If a ``.json`` file is not valid JSON.
+        If a ``.json`` file is not valid JSON or a ``.csv`` file not a readable table.
     """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        header = pd.read_csv(p, nrows=0).columns.tolist()
+        header = read_csv_table(p, nrows=0).columns.tolist()
         if is_mlperf_csv(header):
             return "mlperf"
         if is_aiconfigurator_csv(header):
@@ -72,11 +71,7 @@ def detect_format(path: str | Path) -> str | None:
         return "aiperf" if is_aiperf_csv(header) else None
     if suffix != ".json":
         return None
-    try:
-        with p.open(encoding="utf-8") as fh:
-            doc: Any = json.load(fh)
-    except json.JSONDecodeError as err:
-        raise IngestError(p, "<document>", f"not valid JSON ({err.msg} at line {err.lineno})") from None
+    doc: Any = load_json(p)
     if is_mlperf_summary(doc):
         return "mlperf"
     if is_aiperf_json(doc):

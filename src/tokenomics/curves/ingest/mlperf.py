@@ -28,6 +28,7 @@ from tokenomics.curves.ingest._common import (
     as_float,
     frame_from_records,
     load_json,
+    read_csv_table,
     resolve_hardware_name,
     resolve_model_name,
 )
@@ -207,6 +208,8 @@ def _point(row: Mapping[str, Any], source: str, hardware_id: str) -> dict[str, A
         if limits is None:
             raise _Skip(f"no latency limits known for {base} {scenario}")
         tpot_limit_s = as_float(limits[1], item, "tpot_p99_limit_ms", required=True) * SECONDS_PER_MS
+        if not tpot_limit_s > 0:
+            raise IngestError(item, "tpot_p99_limit_ms", f"latency limit must be > 0 ms, got {limits[1]!r}")
         floor = 1.0 / tpot_limit_s
         rec["kind"] = "floor"
         rec["interactivity_tok_per_s_per_user"] = floor
@@ -275,7 +278,7 @@ def read_mlperf(
     source = str(p)
     rows: list[dict[str, Any]]
     if p.suffix.lower() == ".csv":
-        table = pd.read_csv(p)
+        table = read_csv_table(p)
         if not is_mlperf_csv(list(table.columns)):
             missing = [c for c in _CSV_COLUMNS if c not in table.columns]
             raise IngestError(source, missing[0], "column missing: not an MLPerf LLM CSV")
