@@ -28,11 +28,26 @@ __all__ = [
     "resolve_model_name",
 ]
 
-MAX_PLAUSIBLE_TPOT_S: float = 5.0
+MAX_PLAUSIBLE_TPOT_S: float = 1.0
 """Largest time per output token [s] a serving benchmark can report before we suspect ms.
 
-A decode step of 5 s per token (0.2 tok/s/user) is far below any published serving point;
-a value above it in a field documented in seconds almost always means milliseconds leaked in.
+A decode step of 1 s per token (1 tok/s/user) is below any published serving point (the
+slowest bundled measurement is 0.30 s); a value above it in a field documented in seconds almost
+always means milliseconds leaked in (``2.0`` for 2 ms would otherwise read as 0.5 tok/s/user).
+"""
+
+MAX_PLAUSIBLE_TAIL_TPOT_S: float = 5.0
+"""Largest tail (p90, p99, max) time per output token or inter-token latency [s].
+
+Tails hold stalls (a p99 inter-token latency of 1.06 s is in the published MI355X Kimi K2.5
+runs), so they get a wider bound than the median.
+"""
+
+MIN_PLAUSIBLE_TPOT_S: float = 1e-4
+"""Smallest time per output token [s] before we suspect seconds in a millisecond field.
+
+1e-4 s is 10,000 tok/s/user, beyond any published serving point; ``median_tpot_ms=0.025``
+(25 ms written as seconds) would otherwise read as 40,000 tok/s/user.
 """
 
 _NOISE_TOKENS = frozenset(
@@ -356,6 +371,10 @@ def get_path(doc: Mapping[str, Any], dotted: str) -> Any:
     return cur
 
 
+def _is_tail(key: str) -> bool:
+    return any(t in key.lower() for t in ("p90", "p95", "p99", "p999", "max", "std"))
+
+
 def check_tpot_seconds(value_s: float, source: str | Path, key: str) -> None:
     """Raise if a time-per-output-token in seconds is implausibly large (milliseconds leaked).
 
@@ -371,19 +390,57 @@ def check_tpot_seconds(value_s: float, source: str | Path, key: str) -> None:
     Raises
     ------
     IngestError
-        If ``value_s`` is negative or above :data:`MAX_PLAUSIBLE_TPOT_S`.
+        If ``value_s`` is not positive or outside [:data:`MIN_PLAUSIBLE_TPOT_S`,
+        :data:`MAX_PLAUSIBLE_TPOT_S`] (:data:`MAX_PLAUSIBLE_TAIL_TPOT_S` for a key naming a tail
+        percentile: p90, p99, max).
     """
     if math.isnan(value_s):
         return
     if value_s <= 0:
-        raise IngestError(source, key, f"time per output token must be > 0 s, got {value_s!r}")
-    if value_s > MAX_PLAUSIBLE_TPOT_S:
+        raise IngestError(source, key, f"time per output token must be > 0 s, got {value_s!r} s")
+    if value_s < MIN_PLAUSIBLE_TPOT_S:
         raise IngestError(
             source,
             key,
-            f"{value_s!r} s per output token is implausible (> {MAX_PLAUSIBLE_TPOT_S} s); "
-            "the value looks like milliseconds in a field that must hold seconds",
+            f"{value_s!r} s per output token is implausible (< {MIN_PLAUSIBLE_TPOT_S} s, i.e. more "
+            f"than {1 / MIN_PLAUSIBLE_TPOT_S:g} tok/s/user); allowed [{MIN_PLAUSIBLE_TPOT_S}, "
+            f"{MAX_PLAUSIBLE_TAIL_TPOT_S if _is_tail(key) else MAX_PLAUSIBLE_TPOT_S}] s; the value looks like seconds in a field that must hold milliseconds",
         )
+    high = MAX_PLAUSIBLE_TAIL_TPOT_S if _is_tail(key) else MAX_PLAUSIBLE_TPOT_S
+    if value_s > high:
+        raise IngestError(
+            source,
+            key,
+            f"{value_s!r} s per output token is implausible (> {high} s); allowed "
+            f"[{MIN_PLAUSIBLE_TPOT_S}, {high}] s; the value looks like milliseconds "
+            "in a field that must hold seconds",
+        )
+
+
+def check_field(value: float, source: str | Path, key: str, column: str) -> None:
+    """Check a value read from ``key`` against the vocabulary range of curve column ``column``.
+
+    Parameters
+    ----------
+    value : float
+        The value, already in the column's unit; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key as written in the file.
+    column : str
+        Curve column (``curve`` table of ``data/parameters.csv``).
+
+    Raises
+    ------
+    IngestError
+        Naming the file, the key, the value and the allowed range.
+    """
+    if math.isnan(value):
+        return
+    problem = parameter_problem("curve", column, value)
+    if problem:
+        raise IngestError(source, key, f"{problem} (as {column})")
 
 
 def check_sequence_length(value: float, source: str | Path, key: str) -> None:
@@ -401,10 +458,10 @@ def check_sequence_length(value: float, source: str | Path, key: str) -> None:
     Raises
     ------
     IngestError
-        If ``value`` is zero or negative.
+        If ``value`` is zero, negative or infinite.
     """
-    if not math.isnan(value) and value <= 0:
-        raise IngestError(source, key, f"sequence length must be > 0 tokens, got {value!r}")
+    if not math.isnan(value) and not 0 < value < math.inf:
+        raise IngestError(source, key, f"sequence length must be > 0 (and finite) tokens, got {value!r}")
 
 
 def check_parallel_size(value: float, source: str | Path, key: str) -> None:

@@ -36,6 +36,7 @@ from tokenomics.curves.ingest._common import (
     IngestError,
     as_bool,
     as_float,
+    check_field,
     check_gpu_count,
     check_parallel_size,
     check_sequence_length,
@@ -160,7 +161,8 @@ def _name_meta(path: Path) -> dict[str, Any]:
 def _date_from_stamp(stamp: object) -> str | None:
     text = str(stamp or "")
     m = re.match(r"^(\d{4})-?(\d{2})-?(\d{2})", text)
-    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+    # an unreadable stamp is passed on as written, so the record check names it
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else (text or None)
 
 
 def is_aggregate_row(doc: Any) -> bool:
@@ -316,6 +318,8 @@ def _power_fields(row: Mapping[str, Any], source: str, rec: dict[str, Any]) -> N
     j_out = as_float(row.get("joules_per_output_token"), source, "joules_per_output_token")
     if math.isnan(j_total) and math.isnan(j_out):
         return
+    check_field(j_total, source, "joules_per_total_token", "joules_per_token")
+    check_field(j_out, source, "joules_per_output_token", "output_joules_per_token")
     rec["joules_per_token"] = j_total
     rec["output_joules_per_token"] = j_out
     tput = rec["throughput_tok_per_s_per_gpu"]
