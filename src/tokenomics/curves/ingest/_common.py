@@ -398,15 +398,15 @@ def check_tpot_seconds(value_s: float, source: str | Path, key: str) -> None:
         return
     if value_s <= 0:
         raise IngestError(source, key, f"time per output token must be > 0 s, got {value_s!r} s")
+    high = MAX_PLAUSIBLE_TAIL_TPOT_S if _is_tail(key) else MAX_PLAUSIBLE_TPOT_S
     if value_s < MIN_PLAUSIBLE_TPOT_S:
         raise IngestError(
             source,
             key,
             f"{value_s!r} s per output token is implausible (< {MIN_PLAUSIBLE_TPOT_S} s, i.e. more "
-            f"than {1 / MIN_PLAUSIBLE_TPOT_S:g} tok/s/user); allowed [{MIN_PLAUSIBLE_TPOT_S}, "
-            f"{MAX_PLAUSIBLE_TAIL_TPOT_S if _is_tail(key) else MAX_PLAUSIBLE_TPOT_S}] s; the value looks like seconds in a field that must hold milliseconds",
+            f"than {1 / MIN_PLAUSIBLE_TPOT_S:g} tok/s/user); allowed [{MIN_PLAUSIBLE_TPOT_S}, {high}] s; "
+            "the value looks like seconds in a field that must hold milliseconds",
         )
-    high = MAX_PLAUSIBLE_TAIL_TPOT_S if _is_tail(key) else MAX_PLAUSIBLE_TPOT_S
     if value_s > high:
         raise IngestError(
             source,
