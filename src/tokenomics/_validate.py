@@ -179,7 +179,10 @@ def check_fraction(
             name, value, low=0.0, high=1.0, low_inclusive=low_inclusive, high_inclusive=high_inclusive
         )
     except ValueError as err:
-        arr = _as_float_array(value).ravel()
+        try:
+            arr = _as_float_array(value).ravel()
+        except (TypeError, ValueError):
+            raise err from None
         pct = arr[(arr > 1.0) & (arr <= 100.0)]
         if pct.size:
             raise ValueError(

@@ -110,10 +110,6 @@ def test_aggregate_row_field(tmp_path: Path, key: str, value: Any, fragments: tu
     path = _write(tmp_path, {**AGG, key: value})
     error = KeyError if key == "hw" else IngestError
     assert_clear(lambda: tk.read_inferencex(path), error, (str(path), *fragments))
-    # the same file is reported, never fatal, in a directory read
-    points, skipped = tk.read_results_dir(tmp_path)
-    assert points.empty
-    assert skipped["path"].tolist() == [str(path)]
 
 
 AS_OF_CASES = [("yesterday", "not an ISO date"), ("2026-13-45", "not an ISO date"),
@@ -296,6 +292,9 @@ def test_bom_json_reads(tmp_path: Path) -> None:
 def test_directory_of_only_bad_files_reports_each(tmp_path: Path) -> None:
     for name, content, _ in WHOLE_FILE:
         (tmp_path / name).write_bytes(content)
+    for i, (key, value, _) in enumerate(AGG_CASES):
+        _write(tmp_path, {**AGG, key: value}, f"agg_{i}.json")
     points, skipped = tk.read_results_dir(tmp_path)
     assert points.empty
-    assert sorted(Path(p).name for p in skipped["path"]) == sorted(c[0] for c in WHOLE_FILE)
+    expected = [c[0] for c in WHOLE_FILE] + [f"agg_{i}.json" for i in range(len(AGG_CASES))]
+    assert sorted(Path(p).name for p in skipped["path"]) == sorted(expected)

@@ -49,10 +49,14 @@ def _restore(values: Any, result: np.ndarray) -> Any:
     return result
 
 
-def _as_array(values: Any) -> np.ndarray:
-    if isinstance(values, pd.Series | pd.Index):
-        return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)
-    return np.asarray(values, dtype=float)
+def _as_array(values: Any, name: str = "value") -> np.ndarray:
+    try:
+        if isinstance(values, pd.Series | pd.Index):
+            return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        shown = repr(values) if len(repr(values)) <= 80 else repr(values)[:77] + "..."
+        raise ValueError(f"{name}={shown} is not a number (or array of numbers)") from None
 
 
 class ThroughputCurve:
@@ -104,8 +108,8 @@ class ThroughputCurve:
         points: pd.DataFrame | None = None,
         label: str | None = None,
     ) -> None:
-        x = _as_array(interactivity_tok_per_s_per_user).ravel()
-        y = _as_array(throughput_tok_per_s_per_gpu).ravel()
+        x = _as_array(interactivity_tok_per_s_per_user, _X).ravel()
+        y = _as_array(throughput_tok_per_s_per_gpu, throughput_column).ravel()
         if x.size == 0 or x.shape != y.shape:
             raise ValueError(f"need >= 1 knot with matching lengths, got {x.size} and {y.size}")
         check_range("interactivity_tok_per_s_per_user", x, low=0.0, low_inclusive=False,
@@ -303,7 +307,7 @@ class ThroughputCurve:
                   interp: Any, name: str, extrapolate: str) -> Any:
         if extrapolate not in _EXTRAPOLATE:
             raise ValueError(f"extrapolate={extrapolate!r} is not one of {_EXTRAPOLATE}")
-        v = _as_array(values)
+        v = _as_array(values, name)
         # a Series is checked as given so the message names the offending index label
         check_positive(name, values if isinstance(values, pd.Series) else v)
         lo, hi = knots_x[0], knots_x[-1]
