@@ -5,6 +5,7 @@ import pytest
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_plausible,
     check_positive,
     check_range,
     normalize_name,
@@ -57,3 +58,31 @@ def test_positive_rejects_zero_and_inf():
     for bad in (0.0, -1.0, np.inf):
         with pytest.raises(ValueError, match="throughput"):
             check_positive("throughput", bad)
+
+
+@pytest.mark.parametrize(("typed", "key"), [
+    ("kimi-k2.\uff15", "kimik25"),            # full-width digit kept, not dropped
+    ("\uff27\uff22\uff12\uff10\uff10", "gb200"),  # full-width letters and digits
+    ("gpt-oss-\uff1120b", "gptoss120b"),
+    ("Stra\u00dfe", "strasse"),               # case folding, not just lower()
+    ("kimi-k2.5\u03b2", "kimik25\u03b2"),       # a letter of another script stays
+])
+def test_normalize_name_nfkc(typed, key):
+    assert normalize_name(typed) == key
+
+
+def test_plausible_names_field_value_and_range():
+    with pytest.raises(ValueError, match=r"input_usd_per_mtok=6e-07 USD/Mtok is below the plausible minimum "
+                                         r"0\.001.*allowed 0 or \[0\.001, 1000\] USD/Mtok"):
+        check_plausible("input_usd_per_mtok", 6e-7, low=0.001, high=1000.0, unit="USD/Mtok", allow_zero=True)
+    check_plausible("input_usd_per_mtok", np.array([0.0, 0.5]), low=0.001, high=1000.0, unit="USD/Mtok",
+                    allow_zero=True)
+    with pytest.raises(ValueError, match=r"x=0.0 is outside the allowed range \[0.001, inf\]"):
+        check_plausible("x", 0.0, low=0.001, high=None, unit="GB")
+    with pytest.raises(ValueError, match="outside the allowed range"):
+        check_plausible("x", 5000.0, low=0.001, high=1000.0, unit="GB")
+
+
+def test_text_names_its_field():
+    with pytest.raises(ValueError, match="utilization_frac='lots' is not a number"):
+        check_fraction("utilization_frac", "lots")

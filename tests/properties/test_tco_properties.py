@@ -49,7 +49,8 @@ def test_itemised_components_sum_to_the_total_and_are_non_negative(inputs: dict[
     parts = itemised_tco_usd_per_gpu_hour(**inputs)
     total = parts.pop("total")
     assert sum(parts.values()) == pytest.approx(total, rel=1e-12, abs=1e-12)
-    assert min(parts.values()) >= 0.0
+    # no item is negative beyond round-off (cost of capital is annuity - straight line)
+    assert min(parts.values()) >= -1e-12 * max(1.0, total)
 
 
 @strat.DEFAULT_SETTINGS
