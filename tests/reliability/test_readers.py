@@ -18,6 +18,7 @@ import pytest
 import tokenomics as tk
 from tests.reliability._clear import assert_clear
 from tokenomics.curves.ingest import IngestError
+from tokenomics.curves.ingest.aiperf import read_aiperf
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 
@@ -298,3 +299,61 @@ def test_directory_of_only_bad_files_reports_each(tmp_path: Path) -> None:
     assert points.empty
     expected = [c[0] for c in WHOLE_FILE] + [f"agg_{i}.json" for i in range(len(AGG_CASES))]
     assert sorted(Path(p).name for p in skipped["path"]) == sorted(expected)
+
+
+# --- AIConfigurator and AIPerf exports -------------------------------------------------------------
+AIC_LINES = (FIXTURES / "aiconfigurator_agg_pareto.csv").read_text().splitlines()
+AIC_HEADER = AIC_LINES[0].split(",")
+AIC_CASES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("tpot", "0.098", ("tpot", "9.8")),          # seconds where the file holds ms
+    ("tpot", "-98.6", ("tpot", "-0.0986")),
+    ("tokens/s/gpu", "-792.8", ("-792.8",)),
+    ("tokens/s/gpu", "inf", ("inf",)),
+    ("tokens/s/user", "40000", ("40000",)),
+    ("num_total_gpus", "0.5", ("0.5",)),
+    ("tp", "1.5", ("1.5",)),
+    ("concurrency", "-160", ("-160",)),
+    ("isl", "0", ("isl",)),
+    ("ttft", "fast", ("fast",)),
+]
+
+
+@pytest.mark.parametrize(("column", "value", "fragments"), AIC_CASES, ids=[f"{c}={v}" for c, v, _ in AIC_CASES])
+def test_aiconfigurator_field(tmp_path: Path, column: str, value: str, fragments: tuple[str, ...]) -> None:
+    row = AIC_LINES[1].split(",")
+    row[AIC_HEADER.index(column)] = value
+    path = tmp_path / "pareto.csv"
+    path.write_text("\n".join([AIC_LINES[0], ",".join(row)]) + "\n")
+    assert_clear(lambda: tk.read_results(path), (IngestError, ValueError), (str(path), *fragments))
+
+
+AIPERF_TEXT = (FIXTURES / "aiperf_profile_export_aiperf.csv").read_text()
+AIPERF_CASES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("Inter Token Latency (ms),21.0,18.0,45.0,18.0,18.5,19.0,19.5,20.0,",
+     "Inter Token Latency (ms),0.021,0.018,0.045,0.018,0.0185,0.019,0.0195,0.020,", ("2e-05",)),
+    ("Inter Token Latency (ms),21.0,18.0,45.0,18.0,18.5,19.0,19.5,20.0,",
+     "Inter Token Latency (ms),-21.0,-18.0,-45.0,-18.0,-18.5,-19.0,-19.5,-20.0,", ("-0.02",)),
+    ("Output Token Throughput (tokens/sec),1200.0", "Output Token Throughput (tokens/sec),-1200.0", ("-1200",)),
+    ("Output Token Throughput (tokens/sec),1200.0", "Output Token Throughput (tokens/sec),lots", ("lots",)),
+    ("Time to First Token (ms),450.0", "Time to First Token (ms),abc", ("abc",)),
+]
+
+
+AIPERF_IDS = ["itl-seconds", "itl-negative", "tput-negative", "tput-text", "ttft-text"]
+
+
+@pytest.mark.parametrize(("old", "new", "fragments"), AIPERF_CASES, ids=AIPERF_IDS)
+def test_aiperf_field(tmp_path: Path, old: str, new: str, fragments: tuple[str, ...]) -> None:
+    assert old in AIPERF_TEXT
+    path = tmp_path / "profile_export_aiperf.csv"
+    path.write_text(AIPERF_TEXT.replace(old, new, 1))
+    assert_clear(lambda: read_aiperf(path, hardware="h200", num_gpus=1, model="qwen3-235b-a22b", concurrency=16),
+                 (IngestError, ValueError), (str(path), *fragments))
+
+
+@pytest.mark.parametrize("name", ["pareto.csv", "profile_export_aiperf.csv"])
+def test_new_formats_not_utf8(tmp_path: Path, name: str) -> None:
+    text = AIC_LINES[0] + "\n" if name == "pareto.csv" else AIPERF_TEXT
+    path = tmp_path / name
+    path.write_bytes(text.replace("Metric", "M\xe9tric").encode("latin-1") + "caf\xe9\n".encode("latin-1"))
+    assert_clear(lambda: tk.read_results(path), IngestError, (str(path), "not utf-8"))

@@ -36,6 +36,7 @@ from tokenomics.curves.ingest._common import (
     frame_from_records,
     ms_to_s,
     normalized,
+    read_csv_table,
     resolve_hardware_name,
     resolve_model_name,
     workload_label,
@@ -114,7 +115,7 @@ def read_aiconfigurator(path: str | Path, *, as_of: str | None = None) -> pd.Dat
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"AIConfigurator file not found: {p}")
-    table = pd.read_csv(p)
+    table = read_csv_table(p)
     missing = [c for c in _REQUIRED if c not in table.columns]
     if missing:
         raise IngestError(p, missing[0], f"required column is missing (have {', '.join(map(str, table.columns))})")

@@ -82,9 +82,20 @@ def is_aiperf_csv(header: list[str]) -> bool:
 
 def _read_csv(path: Path) -> dict[str, Any]:
     """Parse the sectioned CSV export into the JSON export's ``{metric: {unit, stat: value}}``."""
+    try:
+        return _parse_sections(path)
+    except UnicodeDecodeError as err:
+        raise IngestError(
+            path, "<document>", f"not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8"
+        ) from None
+    except csv.Error as err:
+        raise IngestError(path, "<document>", f"malformed CSV ({err})") from None
+
+
+def _parse_sections(path: Path) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     header: list[str] | None = None
-    with path.open(newline="", encoding="utf-8") as fh:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
         for line, row in enumerate(csv.reader(fh), start=1):
             if not row or not any(c.strip() for c in row):
                 header = None
