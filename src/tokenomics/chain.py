@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
-from tokenomics._validate import check_nonnegative, check_positive, unknown_name_error
+from tokenomics._validate import check_nonnegative, check_plausible, check_positive, unknown_name_error
 from tokenomics.catalog import Hardware, Model
 from tokenomics.cost.tco import TcoBasis, TcoResult
 from tokenomics.cost.tco import tco_basis as make_tco_basis
@@ -199,6 +199,13 @@ def band_ratios(curve: ThroughputCurve) -> tuple[float, float]:
 
 def _price_inputs(model: Model | None, provider: str | None, given: dict[str, Any]) -> tuple[Any, Any, Any]:
     """(input, cached input, output) prices: the given ones, else the catalog's list price."""
+    for name in PRICE_FIELDS:
+        if given.get(name) is not None:
+            # the vocabulary's plausible range: a $/token figure written as $/Mtok is an error
+            spec = catalog.parameter_spec("price", name)
+            check_nonnegative(name, given[name])
+            check_plausible(name, given[name], low=spec.min_value, high=spec.max_value, unit=spec.unit,
+                            allow_zero=True)
     p_in, p_c, p_out = (given.get(k) for k in PRICE_FIELDS)
     if p_in is None or p_out is None:
         if model is None:

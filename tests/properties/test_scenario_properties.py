@@ -13,8 +13,7 @@ from tests.properties import strategies as strat
 
 def _scenario(**kw: float) -> tk.Scenario:
     base = {"hardware": "b200", "cost_usd_per_gpu_hour": 2.0, "input_usd_per_mtok": 0.5,
-            "output_usd_per_mtok": 2.0, "input_share_frac": 0.8, "utilization_frac": 0.6,
-            "throughput_tok_per_s_per_gpu": 1000.0}
+            "output_usd_per_mtok": 2.0, "utilization_frac": 0.6, "throughput_tok_per_s_per_gpu": 1000.0}
     return tk.Scenario(**{**base, **kw})
 
 

@@ -252,22 +252,26 @@ def test_catalog_override_not_finite_or_negative(field: str, value: float) -> No
 
 # --- scenarios: one validation path, nothing ignored ---------------------------------------------------
 BASE = {"hardware": "b200", "cost_usd_per_gpu_hour": 2.0, "input_usd_per_mtok": 0.5,
-        "output_usd_per_mtok": 2.0, "input_share_frac": 0.8, "utilization_frac": 0.6,
-        "throughput_tok_per_s_per_gpu": 1000.0}
+        "output_usd_per_mtok": 2.0, "utilization_frac": 0.6, "throughput_tok_per_s_per_gpu": 1000.0}
 SCENARIO_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
-    ("osl-ignored", {"osl_tokens": 100}, ("osl_tokens", "ignored")),
-    ("isl-ignored", {"isl_tokens": 1000}, ("isl_tokens", "ignored")),
-    ("profile-ignored", {"facility_power_kw_per_accelerator": 1.5, "tco_profile": "neocloud"},
-     ("tco_profile", "ignored")),
-    ("vintage-itemised", {"cost_usd_per_gpu_hour": None, "tco_vintage": "2025-08"}, ("tco_vintage", "ignored")),
-    ("tier-itemised", {"cost_usd_per_gpu_hour": None, "tco_tier": "rental"}, ("tco_tier", "ignored")),
+    # inputs the evaluation would ignore
+    ("mix-beside-workload", {"input_share_frac": 0.5, "osl_tokens": 100}, ("workload", "osl_tokens")),
+    ("isl-beside-workload", {"isl_tokens": 1000}, ("isl_tokens",)),
+    ("profile-with-cost", {"tco_profile": "neocloud"}, ("tco_profile", "contradicts")),
+    ("vintage-itemised", {"cost_usd_per_gpu_hour": None, "tco_basis": "itemised", "tco_vintage": "2025-08"},
+     ("tco_vintage", "contradicts")),
     ("profile-published", {"cost_usd_per_gpu_hour": None, "tco_basis": "published", "tco_profile": "rental"},
-     ("tco_profile", "ignored")),
-    ("provider-ignored", {"model": "deepseek-r1", "price_provider": "DeepSeek"}, ("price_provider", "ignored")),
-    ("phase-ignored", {"prefill_throughput_tok_per_s_per_gpu": 5000.0}, ("prefill_throughput", "ignored")),
+     ("tco_profile", "contradicts")),
+    ("provider-ignored", {"model": "deepseek-r1", "price_provider": "DeepSeek"}, ("price_provider", "not used")),
+    ("phase-ignored", {"prefill_throughput_tok_per_s_per_gpu": 5000.0}, ("prefill", "gpu_time")),
+    ("interactivity-ignored", {"interactivity_tok_per_s_per_user": 50.0},
+     ("interactivity_tok_per_s_per_user", "not be used")),
+    # unit slips in prices
     ("per-token-price", {"input_usd_per_mtok": 0.0000006}, ("input_usd_per_mtok", "6e-07", "plausible")),
     ("per-token-output", {"output_usd_per_mtok": 0.000002}, ("output_usd_per_mtok", "2e-06")),
+    ("per-token-cached", {"cached_input_usd_per_mtok": 0.00000005}, ("cached_input_usd_per_mtok", "5e-08")),
     ("price-huge", {"output_usd_per_mtok": 2_000_000.0}, ("output_usd_per_mtok", "2000000")),
+    # out of range
     ("util-percent", {"utilization_frac": 60}, ("utilization_frac", "percent")),
     ("util-zero", {"utilization_frac": 0.0}, ("utilization_frac", "0.0")),
     ("fee-percent", {"license_fee_frac": 30}, ("license_fee_frac", "percent")),
@@ -275,25 +279,28 @@ SCENARIO_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("tput-zero", {"throughput_tok_per_s_per_gpu": 0.0}, ("throughput_tok_per_s_per_gpu", "0.0")),
     ("tput-inf", {"throughput_tok_per_s_per_gpu": math.inf}, ("throughput_tok_per_s_per_gpu", "inf")),
     ("tput-nan", {"throughput_tok_per_s_per_gpu": math.nan}, ("throughput_tok_per_s_per_gpu", "nan")),
-    ("cache-hit", {"cache_hit_frac": 1.5}, ("cache_hit_frac", "1.5")),
-    ("share-negative", {"input_share_frac": -0.1}, ("input_share_frac", "-0.1")),
-    ("no-mix", {"input_share_frac": None}, ("input_share_frac",)),
+    ("cost-negative", {"cost_usd_per_gpu_hour": -2.0}, ("usd_per_gpu_hour", "-2.0")),
+    ("cost-nan", {"cost_usd_per_gpu_hour": math.nan}, ("usd_per_gpu_hour", "nan")),
+    ("target-margin", {"target_margin_frac": 1.5}, ("target_margin_frac", "1.5")),
+    ("cached-ratio", {"cached_cost_ratio": 2.0}, ("cached_cost_ratio", "2.0")),
+    # missing or unknown
     ("no-prices", {"input_usd_per_mtok": None}, ("prices missing",)),
+    ("no-throughput", {"throughput_tok_per_s_per_gpu": None}, ("throughput missing",)),
     ("unknown-field", {"gpu_hours": 3}, ("gpu_hours",)),
     ("typo-field", {"utilisation_frac": 0.5}, ("utilisation_frac",)),
     ("hardware-unknown", {"hardware": "z100"}, ("z100",)),
     ("model-unknown", {"model": "gpt-9"}, ("gpt-9",)),
+    ("workload-unknown", {"workload": "chatty"}, ("chatty",)),
+    ("workload-type", {"workload": 3}, ("workload", "int")),
     ("profile-unknown", {"cost_usd_per_gpu_hour": None, "tco_profile": "bargain"}, ("bargain",)),
     ("gpu-time-missing", {"cost_split_rule": "gpu_time"}, ("gpu_time", "prefill")),
-    ("target-margin", {"target_margin_frac": 1.5}, ("target_margin_frac", "1.5")),
-    ("cost-negative", {"cost_usd_per_gpu_hour": -2.0}, ("cost_usd_per_gpu_hour", "-2.0")),
 ]
 
 
 @pytest.mark.parametrize(("changes", "fragments"), [c[1:] for c in SCENARIO_CASES], ids=[c[0] for c in SCENARIO_CASES])
 def test_scenario(changes: dict[str, Any], fragments: tuple[str, ...]) -> None:
     kwargs = {k: v for k, v in {**BASE, **changes}.items() if v is not None}
-    assert_clear(lambda: tk.Scenario(**kwargs).evaluate(), (ValueError, KeyError), fragments)
+    assert_clear(lambda: tk.Scenario(**kwargs).evaluate(), (ValueError, KeyError, TypeError), fragments)
 
 
 def test_sweep_needs_a_scenario() -> None:
@@ -302,6 +309,7 @@ def test_sweep_needs_a_scenario() -> None:
 
 @pytest.mark.parametrize(("axis", "values", "fragment"), [
     ("utilization_frac", [0.5, 60.0], "percent"), ("throughput_tok_per_s_per_gpu", [1000.0, -1.0], "-1.0"),
+    ("output_usd_per_mtok", [2.0, 2e-6], "2e-06"), ("license_fee_frac", [0.3, 30.0], "percent"),
     ("input_usd_per_mtok", [0.5, 6e-7], "6e-07"), ("nope", [1.0], "nope"), ("utilization_frac", [], "non-empty"),
 ])
 def test_sweep_axis(axis: str, values: list[float], fragment: str) -> None:
