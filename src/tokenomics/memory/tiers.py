@@ -37,6 +37,17 @@ LINK_EFFICIENCY_FRAC: float = 0.83
 _MIN_READ_BYTES = {"hbm": 64.0, "dram": 128.0, "cxl": 128.0, "ssd": 4096.0}
 _HBM_LATENCY_S = 1e-6
 
+#: Catalog fields of each tier below HBM: capacity field and its bytes per unit, read bandwidth
+#: [GB/s], latency [us], random-read rate [kIOPS] (SSD only) and sustained link efficiency.
+_HOST_TIERS: dict[str, tuple[str, float, str, str, str | None, float]] = {
+    "dram": ("host_memory_gb_per_accelerator", BYTES_PER_GB, "host_link_bw_unidir_gb_per_s", "host_link_latency_us",
+             None, LINK_EFFICIENCY_FRAC),
+    "ssd": ("nvme_capacity_tb_per_accelerator", BYTES_PER_TB, "nvme_read_bw_gb_per_s_per_accelerator",
+            "nvme_read_latency_us", "nvme_random_read_kiops_per_accelerator", 1.0),
+    "cxl": ("cxl_memory_gb_per_accelerator", BYTES_PER_GB, "cxl_bw_gb_per_s_per_accelerator", "cxl_latency_us",
+            None, LINK_EFFICIENCY_FRAC),
+}
+
 
 class MemoryTier(BaseModel):
     """One memory tier as seen by one accelerator.
@@ -165,53 +176,20 @@ def memory_tier(hardware: Hardware, name: str) -> MemoryTier:
             latency_s=_HBM_LATENCY_S,
             min_read_bytes=_MIN_READ_BYTES["hbm"],
         )
-    if key == "dram":
-        need = {
-            "host_memory_gb_per_accelerator": hardware.host_memory_gb_per_accelerator,
-            "host_link_bw_unidir_gb_per_s": hardware.host_link_bw_unidir_gb_per_s,
-            "host_link_latency_us": hardware.host_link_latency_us,
-        }
-        if any(v is None for v in need.values()):
-            raise _missing(hardware, key, [k for k, v in need.items() if v is None])
-        return MemoryTier(
-            name="dram",
-            capacity_bytes=float(need["host_memory_gb_per_accelerator"] or 0) * BYTES_PER_GB,
-            read_bw_bytes_per_s=float(need["host_link_bw_unidir_gb_per_s"] or 0) * BYTES_PER_GB,
-            latency_s=float(need["host_link_latency_us"] or 0) * 1e-6,
-            min_read_bytes=_MIN_READ_BYTES["dram"],
-            link_efficiency_frac=LINK_EFFICIENCY_FRAC,
-        )
-    if key == "ssd":
-        need = {
-            "nvme_capacity_tb_per_accelerator": hardware.nvme_capacity_tb_per_accelerator,
-            "nvme_read_bw_gb_per_s_per_accelerator": hardware.nvme_read_bw_gb_per_s_per_accelerator,
-            "nvme_read_latency_us": hardware.nvme_read_latency_us,
-            "nvme_random_read_kiops_per_accelerator": hardware.nvme_random_read_kiops_per_accelerator,
-        }
-        if any(v is None for v in need.values()):
-            raise _missing(hardware, key, [k for k, v in need.items() if v is None])
-        return MemoryTier(
-            name="ssd",
-            capacity_bytes=float(need["nvme_capacity_tb_per_accelerator"] or 0) * BYTES_PER_TB,
-            read_bw_bytes_per_s=float(need["nvme_read_bw_gb_per_s_per_accelerator"] or 0) * BYTES_PER_GB,
-            latency_s=float(need["nvme_read_latency_us"] or 0) * 1e-6,
-            min_read_bytes=_MIN_READ_BYTES["ssd"],
-            read_iops=float(need["nvme_random_read_kiops_per_accelerator"] or 0) * 1e3,
-        )
-    need = {
-        "cxl_memory_gb_per_accelerator": hardware.cxl_memory_gb_per_accelerator,
-        "cxl_bw_gb_per_s_per_accelerator": hardware.cxl_bw_gb_per_s_per_accelerator,
-        "cxl_latency_us": hardware.cxl_latency_us,
-    }
-    if any(v is None for v in need.values()):
-        raise _missing(hardware, key, [k for k, v in need.items() if v is None])
+    capacity, unit, bandwidth, latency, kiops, efficiency = _HOST_TIERS[key]
+    fields = [capacity, bandwidth, latency] + ([kiops] if kiops else [])
+    values = {f: getattr(hardware, f) for f in fields}
+    missing = [f for f, v in values.items() if v is None]
+    if missing:
+        raise _missing(hardware, key, missing)
     return MemoryTier(
-        name="cxl",
-        capacity_bytes=float(need["cxl_memory_gb_per_accelerator"] or 0) * BYTES_PER_GB,
-        read_bw_bytes_per_s=float(need["cxl_bw_gb_per_s_per_accelerator"] or 0) * BYTES_PER_GB,
-        latency_s=float(need["cxl_latency_us"] or 0) * 1e-6,
-        min_read_bytes=_MIN_READ_BYTES["cxl"],
-        link_efficiency_frac=LINK_EFFICIENCY_FRAC,
+        name=key,
+        capacity_bytes=float(values[capacity]) * unit,
+        read_bw_bytes_per_s=float(values[bandwidth]) * BYTES_PER_GB,
+        latency_s=float(values[latency]) * 1e-6,
+        min_read_bytes=_MIN_READ_BYTES[key],
+        read_iops=float(values[kiops]) * 1e3 if kiops else None,
+        link_efficiency_frac=efficiency,
     )
 
 
