@@ -113,13 +113,8 @@ def test_cycle_detection_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-PENDING_LAZY_EDGES: dict[tuple[str, str], str] = {
-    ("tokenomics.analysis.montecarlo", "tokenomics.analysis._montecarlo_dask"):
-        "the dask runner imports the Monte Carlo module's helpers; to be split into a module both import",
-    ("tokenomics.perf.disagg", "tokenomics.chain"):
-        "evaluate_plan runs the chain from inside perf; it belongs above perf (chain or analysis)",
-}
-"""Function-level imports that still close a cycle, each with the change that removes it."""
+PENDING_LAZY_EDGES: dict[tuple[str, str], str] = {}
+"""Function-level imports that still close a cycle, each with the change that removes it (none left)."""
 
 
 def _function_level_edges() -> set[tuple[str, str]]:

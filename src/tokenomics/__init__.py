@@ -244,6 +244,7 @@ from tokenomics.analysis.distributions import Spread, load_spreads  # noqa: E402
 from tokenomics.analysis.fleet import fleet_per_day, serving_day  # noqa: E402
 from tokenomics.analysis.grid import economics_grid  # noqa: E402
 from tokenomics.analysis.montecarlo import MonteCarloResult, monte_carlo  # noqa: E402
+from tokenomics.analysis.plans import evaluate_plan  # noqa: E402
 from tokenomics.cost.energy import energy_columns, energy_j_per_token, tok_per_s_per_mw  # noqa: E402
 
 __all__ += [
@@ -252,6 +253,7 @@ __all__ += [
     "economics_grid",
     "energy_columns",
     "energy_j_per_token",
+    "evaluate_plan",
     "fleet_per_day",
     "load_spreads",
     "monte_carlo",

@@ -275,8 +275,8 @@ def test_realized_hits_fall_with_sessions_and_rise_with_the_prefill_pool() -> No
 
 
 def test_evaluation_path_prices_each_pool_at_its_own_tco() -> None:
+    from tokenomics.analysis.plans import evaluate_plan
     from tokenomics.chain import resolve_tco
-    from tokenomics.perf import evaluate_plan
 
     pts = _points(_b200_h200(num_gpus=16), [16.0, 64.0], tco_usd_per_gpu_hour=None)
     rows = evaluate_plan("deepseek-r1", pts, workload="8k/1k", utilization_frac=0.6, license_fee_frac=0.3)
