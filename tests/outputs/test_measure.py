@@ -8,6 +8,7 @@ are derived from those settings by hand in each test.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 import time
@@ -60,12 +61,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
+            head = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()),
+                    "model": body.get("model", "")}
             for i in range(n):
                 time.sleep(GAP_S)
-                event = {"choices": [{"index": 0, "delta": {"content": f"t{i} "}}]}
+                delta = {"role": "assistant", "content": f"t{i} "} if i == 0 else {"content": f"t{i} "}
+                finish = "length" if i == n - 1 else None
+                event = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
-            usage = {"choices": [], "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": n}}
+            usage = {**head, "choices": [],
+                     "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": n, "total_tokens": PROMPT_TOKENS + n}}
             self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
         if last:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
@@ -174,3 +180,30 @@ def test_bad_arguments(kwargs: dict[str, object], match: str) -> None:
     args: dict[str, object] = {"hardware": "h100", "num_gpus": 1, "progress": False, **kwargs}
     with pytest.raises(ValueError, match=match):
         measure("http://127.0.0.1:9/v1", "m", **args)  # type: ignore[arg-type]
+
+
+# A word-level tokenizer AIPerf can load offline (its "builtin" tokenizer downloads a BPE file).
+_TOKENIZER = {
+    "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+    "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+    "model": {"type": "WordLevel", "unk_token": "[UNK]",
+              "vocab": {"[UNK]": 0, "token": 1, **{f"t{i}": 2 + i for i in range(CHUNKS)}}},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("aiperf") is None, reason="aiperf is not installed (optional extra 'measure')")
+@pytest.mark.parametrize("stub", [("openai", 1 + 8)], indirect=True)
+def test_sweep_with_aiperf(stub: _Stub, tmp_path: Path) -> None:
+    tok = tmp_path / "tok"
+    tok.mkdir()
+    (tok / "tokenizer.json").write_text(json.dumps(_TOKENIZER), encoding="utf-8")
+    (tok / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]"}), encoding="utf-8")
+    points = measure(_url(stub), "mock-model", hardware="h100", num_gpus=1, concurrencies=(2,),
+                     requests_per_level=8, isl=64, osl=CHUNKS, driver="aiperf", progress=False,
+                     tokenizer=str(tok))
+    row = points.iloc[0]
+    assert row["osl_tokens"] == CHUNKS
+    assert 0.008 < row["tpot_median_s"] < 0.05
+    assert "AIPerf" in row["source"]

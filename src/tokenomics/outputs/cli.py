@@ -521,7 +521,7 @@ def _cmd_measure(args: argparse.Namespace) -> None:
     points = measure(args.url, args.model, hardware=args.hardware, num_gpus=args.gpus, concurrencies=levels,
                      requests_per_level=args.requests, isl=args.isl, osl=args.osl, driver=args.driver,
                      output=args.output, overwrite=args.force, progress=not args.quiet,
-                     timeout_s=args.timeout)
+                     timeout_s=args.timeout, tokenizer=args.tokenizer)
     if args.output:
         sys.stderr.write(f"wrote {len(points)} measured curve points to {args.output}\n")
     else:
@@ -681,6 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--driver", choices=("auto", "aiperf", "builtin"), default="auto",
                     help="benchmark client (default: aiperf when installed, else builtin)")
     me.add_argument("--timeout", type=float, default=120.0, help="per-request timeout [s] (default 120)")
+    me.add_argument("--tokenizer", help="AIPerf tokenizer: Hugging Face id, path, or 'builtin' (default: the model)")
     me.add_argument("-o", "--output", metavar="FILE", help="write the points CSV here (default: stdout)")
     me.add_argument("--force", action="store_true", help="overwrite an existing output file")
     me.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

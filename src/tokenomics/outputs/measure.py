@@ -10,7 +10,8 @@ One level is one well-defined step, :func:`run_level`, that writes an AIPerf agg
 
 * ``driver="aiperf"``: runs ``aiperf profile`` (install the optional extra
   ``inference-tokenomics[measure]``) with ``--concurrency``, ``--request-count``,
-  ``--synthetic-input-tokens-mean`` and ``--output-tokens-mean``, streaming chat completions.
+  ``--synthetic-input-tokens-mean``, ``--output-tokens-mean`` and ``--tokenizer``, streaming chat
+  completions (flags of AIPerf 0.13.0; tested against the stub server where AIPerf is installed).
 * ``driver="builtin"``: a minimal streaming client in this module (standard library only):
   ``concurrency`` threads each send streamed ``/v1/chat/completions`` requests until
   ``requests`` are done, timing time to first token, inter-token gaps and end-to-end latency per
@@ -241,7 +242,7 @@ def _builtin_level(url: str, model: str, concurrency: int, requests: int, isl: i
 
 
 def _aiperf_command(url: str, model: str, concurrency: int, requests: int, isl: int, osl: int,
-                    artifacts: Path) -> list[str]:
+                    artifacts: Path, tokenizer: str | None = None) -> list[str]:
     exe = shutil.which("aiperf")
     if exe is None:
         raise FileNotFoundError("the aiperf command is not installed; pip install 'inference-tokenomics[measure]' "
@@ -250,12 +251,12 @@ def _aiperf_command(url: str, model: str, concurrency: int, requests: int, isl: 
     return [exe, "profile", "--model", model, "--url", f"{scheme}://{host}:{port}", "--endpoint-type", "chat",
             "--streaming", "--concurrency", str(concurrency), "--request-count", str(requests),
             "--synthetic-input-tokens-mean", str(isl), "--output-tokens-mean", str(osl),
-            "--artifact-dir", str(artifacts)]
+            "--artifact-dir", str(artifacts), *(["--tokenizer", tokenizer] if tokenizer else [])]
 
 
 def run_level(url: str, model: str, concurrency: int, *, requests: int, isl: int, osl: int, directory: Path,
               driver: Literal["aiperf", "builtin"], timeout_s: float = 120.0,
-              on_request: Callable[[], None] | None = None) -> Path:
+              on_request: Callable[[], None] | None = None, tokenizer: str | None = None) -> Path:
     """Benchmark one concurrency level and write its AIPerf aggregate export.
 
     Parameters
@@ -276,6 +277,9 @@ def run_level(url: str, model: str, concurrency: int, *, requests: int, isl: int
         Per-request timeout [s] of the built-in client.
     on_request : callable, optional
         Called after each completed request (progress).
+    tokenizer : str, optional
+        AIPerf ``--tokenizer`` (a Hugging Face id, a path, or ``builtin`` for tiktoken without
+        network access); default the model name.
 
     Returns
     -------
@@ -291,7 +295,7 @@ def run_level(url: str, model: str, concurrency: int, *, requests: int, isl: int
     """
     directory.mkdir(parents=True, exist_ok=True)
     if driver == "aiperf":
-        cmd = _aiperf_command(url, model, concurrency, requests, isl, osl, directory)
+        cmd = _aiperf_command(url, model, concurrency, requests, isl, osl, directory, tokenizer)
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             tail = " ".join((proc.stderr or proc.stdout).split())[-200:]
@@ -324,6 +328,7 @@ def measure(
     overwrite: bool = False,
     progress: bool = True,
     timeout_s: float = 120.0,
+    tokenizer: str | None = None,
 ) -> pd.DataFrame:
     """Measure an OpenAI-compatible endpoint over a concurrency sweep into curve points.
 
@@ -353,6 +358,8 @@ def measure(
         Show a progress bar on stderr.
     timeout_s : float
         Per-request timeout [s].
+    tokenizer : str, optional
+        Tokenizer AIPerf counts tokens with (``driver="aiperf"``); default the model name.
 
     Returns
     -------
@@ -393,7 +400,7 @@ def measure(
         for conc, n in zip(levels, counts, strict=True):
             export = run_level(url, model, conc, requests=max(n, conc), isl=isl, osl=osl,
                                directory=Path(tmp) / f"c{conc}", driver=chosen, timeout_s=timeout_s,
-                               on_request=step)
+                               on_request=step, tokenizer=tokenizer)
             point = read_aiperf(export, hardware=hardware, num_gpus=num_gpus, model=model,
                                 as_of=dt.date.today().isoformat())
             point["source"] = f"{url} ({'AIPerf' if chosen == 'aiperf' else 'tokenomics builtin client'}, "\

@@ -132,3 +132,30 @@ def test_directory_reader_reads_them(tmp_path: Path) -> None:
     assert skipped.empty
     assert sorted(points["kind"].unique()) == ["measured", "projected"]
     assert len(points) == 5 + 1
+
+
+# --- real AIPerf 0.13 exports ----------------------------------------------------------------------
+# aiperf013_* were written by AIPerf 0.13.0 (`aiperf profile --endpoint-type chat --streaming
+# --concurrency 2 --request-count 8 --synthetic-input-tokens-mean 64 --output-tokens-mean 6`)
+# against the streaming stub server of tests/outputs/test_measure.py.
+
+
+def test_aiperf_013_json_by_hand() -> None:
+    row = tk.read_aiperf(FIX / "aiperf013_profile_export_aiperf.json", hardware="h100", num_gpus=1).iloc[0]
+    # model and concurrency from input_config.models.items / phases; output 103.180333 tok/s;
+    # input total_isl 512 / benchmark_duration 0.458577408 s; ITL p50 16.5411084 ms
+    assert (row["model_name"], row["concurrency"]) == ("mock-model", 2)
+    assert row["output_throughput_tok_per_s_per_gpu"] == pytest.approx(103.18033299277087)
+    assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(103.18033299277087 + 512 / 0.458577408)
+    assert row["interactivity_tok_per_s_per_user"] == pytest.approx(1000 / 16.5411084)
+    assert row["as_of"] == "2026-12-01"
+
+
+def test_aiperf_013_csv_agrees_with_its_json() -> None:
+    csv_row = tk.read_aiperf(FIX / "aiperf013_profile_export_aiperf.csv", hardware="h100", num_gpus=1,
+                             model="mock-model", concurrency=2).iloc[0]
+    json_row = tk.read_aiperf(FIX / "aiperf013_profile_export_aiperf.json", hardware="h100", num_gpus=1).iloc[0]
+    # the CSV rounds to 2 decimals (benchmark duration 0.46 s), so agree to 1 %
+    for col in ("throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu",
+                "interactivity_tok_per_s_per_user", "ttft_median_s", "e2el_median_s"):
+        assert csv_row[col] == pytest.approx(json_row[col], rel=0.01)

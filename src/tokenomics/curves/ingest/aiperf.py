@@ -8,9 +8,10 @@ with a ``unit``, whole-system throughputs and the run's configuration:
 * ``time_to_first_token``, ``inter_token_latency``, ``request_latency`` [ms];
 * ``output_token_throughput`` [tokens/s, all GPUs], ``request_throughput`` [requests/s];
 * ``input_sequence_length`` / ``output_sequence_length`` [tokens];
-* AIPerf: ``benchmark_duration`` [s], ``total_isl`` / ``total_osl`` [tokens],
-  ``input_config.endpoint.model_names``, ``input_config.loadgen.concurrency`` and, with GPU
-  telemetry, one entry per GPU under ``telemetry_data.endpoints``;
+* AIPerf: ``benchmark_duration`` [s], ``total_isl`` / ``total_osl`` [tokens], the model and
+  concurrency (``input_config.endpoint.model_names`` and ``input_config.loadgen.concurrency``;
+  from 0.13 ``input_config.models.items[].name`` and ``input_config.phases[].concurrency``) and,
+  with GPU telemetry, one entry per GPU under ``telemetry_data.endpoints``;
 * GenAI-Perf: ``input_config.model`` and ``input_config.concurrency`` (or
   ``input_config.perf_analyzer.stimulus.concurrency``).
 
@@ -81,7 +82,12 @@ def is_aiperf_csv(header: list[str]) -> bool:
 
 
 def _read_csv(path: Path) -> dict[str, Any]:
-    """Parse the sectioned CSV export into the JSON export's ``{metric: {unit, stat: value}}``."""
+    """Parse the sectioned CSV export into the JSON export's ``{metric: {unit, stat: value}}``.
+
+    Sections are separated by blank lines and each starts with its header: ``Metric,avg,...``
+    (distributions), ``Metric,Value`` (summary) and, with GPU telemetry, ``Endpoint,GPU_Index,
+    GPU_Name,...`` (one row per GPU and metric), from which the GPUs are counted.
+    """
     try:
         return _parse_sections(path)
     except UnicodeDecodeError as err:
@@ -95,28 +101,37 @@ def _read_csv(path: Path) -> dict[str, Any]:
 def _parse_sections(path: Path) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     header: list[str] | None = None
+    gpus: dict[tuple[str, str], str] = {}
     with path.open(newline="", encoding="utf-8-sig") as fh:
         for line, row in enumerate(csv.reader(fh), start=1):
             if not row or not any(c.strip() for c in row):
                 header = None
                 continue
-            if row[0].strip().lower() == "metric":
-                header = [c.strip().lower() for c in row]
-                continue
             if header is None:
-                raise IngestError(path, f"line {line}", "data row before a 'Metric,...' header")
+                header = [c.strip().lower() for c in row]
+                if header[0] not in ("metric", "endpoint"):
+                    raise IngestError(path, f"line {line}", f"unknown section header {row[0]!r}")
+                continue
+            if header[0] == "endpoint":
+                cells = dict(zip(header, (c.strip() for c in row), strict=False))
+                gpus[(cells.get("endpoint", ""), cells.get("gpu_index", ""))] = cells.get("gpu_name", "")
+                continue
             label = row[0].strip()
             unit = ""
             if "(" in label and label.endswith(")"):
                 label, unit = label[: label.rindex("(")].strip(), label[label.rindex("(") + 1 : -1]
             key = _CSV_LABELS.get(label.lower().replace("-", " "))
             if key is None:
-                continue  # a metric this reader does not use (GPU telemetry, goodput, ...)
+                continue  # a metric this reader does not use (goodput, HTTP timings, ...)
             stats: dict[str, Any] = {"unit": unit}
             for col, cell in zip(header[1:], row[1:], strict=False):
-                stats["avg" if col == "value" else col] = as_float(cell.replace(",", ""), path,
-                                                                  f"line {line} ({label}) {col}")
+                if cell.strip():
+                    stats["avg" if col == "value" else col] = as_float(cell.replace(",", ""), path,
+                                                                      f"line {line} ({label}) {col}")
             doc[key] = stats
+    if gpus:
+        doc["telemetry_data"] = {"endpoints": {"csv": {"gpus": {
+            f"gpu_{i}": {"gpu_name": name} for i, name in enumerate(gpus.values())}}}}
     return doc
 
 
@@ -136,9 +151,15 @@ def _config(doc: Mapping[str, Any]) -> tuple[Any, Any]:
     cfg = doc.get("input_config") or {}
     endpoint = cfg.get("endpoint") or {}
     model = endpoint.get("model_names") or cfg.get("model") or cfg.get("model_names")
+    items = (cfg.get("models") or {}).get("items") if isinstance(cfg.get("models"), Mapping) else None
+    if not model and items:  # AIPerf >= 0.13: input_config.models.items[].name
+        model = [i.get("name") for i in items if isinstance(i, Mapping)]
     if isinstance(model, list | tuple):
         model = model[0] if model else None
     conc = (cfg.get("loadgen") or {}).get("concurrency")
+    for phase in cfg.get("phases") or []:  # AIPerf >= 0.13: input_config.phases[kind=profiling]
+        if conc is None and isinstance(phase, Mapping) and phase.get("kind") == "profiling":
+            conc = phase.get("concurrency")
     if conc is None:
         conc = cfg.get("concurrency")
     if conc is None:
