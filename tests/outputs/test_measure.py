@@ -70,8 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
                 event = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
-            usage = {**head, "choices": [],
-                     "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": n, "total_tokens": PROMPT_TOKENS + n}}
+            counts = {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": n, "total_tokens": PROMPT_TOKENS + n}
+            usage = {**head, "choices": [], "usage": counts}
             self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
         if last:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
