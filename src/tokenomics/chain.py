@@ -197,8 +197,9 @@ def band_ratios(curve: ThroughputCurve) -> tuple[float, float]:
     return low, high
 
 
-def _price_inputs(model: Model | None, provider: str | None, given: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(input, cached input, output) prices: the given ones, else the catalog's list price."""
+def _price_inputs(model: Model | None, provider: str | None, given: dict[str, Any],
+                  tier: str = "standard") -> tuple[Any, Any, Any]:
+    """(input, cached input, output) prices: the given ones, else the catalog's list price in ``tier``."""
     for name in PRICE_FIELDS:
         if given.get(name) is not None:
             # the vocabulary's plausible range: a $/token figure written as $/Mtok is an error
@@ -211,7 +212,7 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
         if model is None:
             raise ValueError("prices missing: give model= (catalog price) or input_usd_per_mtok and "
                              "output_usd_per_mtok")
-        listed = catalog.price(model.model_id, provider)
+        listed = catalog.price(model.model_id, provider, price_tier=tier)
         if p_in is None:
             p_in = listed.input_usd_per_mtok
             if p_c is None:
@@ -220,6 +221,8 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
             p_out = listed.output_usd_per_mtok
     elif provider is not None:
         raise ValueError(f"price_provider={provider!r} is not used: input and output prices are given")
+    elif tier != "standard":
+        raise ValueError(f"price_tier={tier!r} is not used: input and output prices are given")
     if p_c is None:
         p_c = DEFAULT_CACHED_COST_RATIO * np.asarray(p_in, dtype=float)
     return p_in, p_c, p_out
@@ -240,6 +243,7 @@ def evaluate(
     license_usd_per_mtok: Any = 0.0,
     license_usd_per_gpu_hour: Any = 0.0,
     price_provider: str | None = None,
+    price_tier: str = "standard",
     input_usd_per_mtok: Any = None,
     cached_input_usd_per_mtok: Any = None,
     output_usd_per_mtok: Any = None,
@@ -290,6 +294,9 @@ def evaluate(
         Royalty per Mtok [USD/Mtok] and fixed fee [USD/GPU-hour].
     price_provider : str, optional
         Catalog provider of the list price (first-party or latest by default).
+    price_tier : str, default "standard"
+        Catalog price tier: ``standard``, ``batch``, ``flex``, ``priority``, ``fast`` (a high-speed
+        serving sold at a premium) or ``off-peak``; see :func:`tokenomics.price`.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float or array_like, optional
         Explicit prices replacing the catalog's [USD/Mtok]; cached defaults to 0.1 x input.
     facility_power_kw_per_accelerator : float or array_like, optional
@@ -350,7 +357,7 @@ def evaluate(
     # prices first: a missing price is the caller's error, found before any curve is read
     p_in, p_c, p_out = _price_inputs(m, price_provider, {
         "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
-        "output_usd_per_mtok": output_usd_per_mtok})
+        "output_usd_per_mtok": output_usd_per_mtok}, price_tier)
     rows = supply(m, hw, workload=wl, tco=tco, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
                   interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
                   throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu, throughput_curve=throughput_curve,

@@ -81,6 +81,7 @@ _CATEGORICAL = (
     "workload",
     "tco",
     "price_provider",
+    "price_tier",
     "cost_split_rule",
     "kv_offload",
     "interactivity_tok_per_s_per_user",
@@ -114,6 +115,9 @@ class Scenario(BaseModel):
         Facility power per accelerator for per-MW figures [kW]; default from the TCO result.
     price_provider : str, optional
         Provider of the catalog price (first-party/latest when None).
+    price_tier : str, default "standard"
+        Catalog price tier (``standard``, ``batch``, ``flex``, ``priority``, ``fast``,
+        ``off-peak``); see :func:`tokenomics.price`.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float, optional
         Explicit prices [USD/Mtok], >= 0; each replaces the catalog price. A missing cached
         price is ``0.1 x input`` (:data:`tokenomics.economics.DEFAULT_CACHED_COST_RATIO`).
@@ -170,6 +174,7 @@ class Scenario(BaseModel):
     tco: TcoBasis = DEFAULT_TCO_BASIS
     facility_power_kw_per_accelerator: float | None = None
     price_provider: str | None = None
+    price_tier: str = "standard"
     input_usd_per_mtok: float | None = None
     cached_input_usd_per_mtok: float | None = None
     output_usd_per_mtok: float | None = None
@@ -254,6 +259,8 @@ class Scenario(BaseModel):
                              "output_usd_per_mtok")
         if prices_given and self.price_provider is not None:
             raise ValueError(f"price_provider={self.price_provider!r} is not used: input and output prices are given")
+        if prices_given and self.price_tier != "standard":
+            raise ValueError(f"price_tier={self.price_tier!r} is not used: input and output prices are given")
         if self.throughput_tok_per_s_per_gpu is not None:
             if self.interactivity_tok_per_s_per_user is not None:
                 raise ValueError(

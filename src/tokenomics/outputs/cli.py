@@ -447,7 +447,8 @@ def _cmd_margin(args: argparse.Namespace) -> None:
     frames = [evaluate(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
                        interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
                        license_fee_frac=args.license_fee, price_provider=args.provider,
-                       input_usd_per_mtok=args.price_input, output_usd_per_mtok=args.price_output,
+                       price_tier=args.price_tier, input_usd_per_mtok=args.price_input,
+                       output_usd_per_mtok=args.price_output,
                        cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
               for hw in _progress(args.hardware, f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
@@ -652,6 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     ma.add_argument("--price-output", type=_number_arg, metavar="USD_PER_MTOK", help="override the output price")
     ma.add_argument("--price-cached", type=_number_arg, metavar="USD_PER_MTOK", help="override the cached-input price")
     ma.add_argument("--provider", help="price provider (default first-party or latest)")
+    ma.add_argument("--price-tier", default="standard",
+                    help="catalog price tier: standard, batch, flex, priority, fast, off-peak (default standard)")
     ma.add_argument("--cache-hit", type=_number_arg, metavar="FRAC",
                     help="cached share of input tokens (replaces the workload's theoretical share)")
     ig = add("ingest", _cmd_ingest, "read benchmark results (InferenceX, AgentX, MLPerf) into tidy curve points",
@@ -767,6 +770,7 @@ FLAG_FOR_FIELD: dict[str, str] = {
     "output_usd_per_mtok": "--price-output",
     "cached_input_usd_per_mtok": "--price-cached",
     "price_provider": "--provider",
+    "price_tier": "--price-tier",
     "tco_profile": "--tco-profile",
     "tco_vintage": "--tco-vintage",
     "tco_tier": "--tco-tier",

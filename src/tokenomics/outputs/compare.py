@@ -46,6 +46,7 @@ def compare(
     cost_usd_per_gpu_hour: float | None = None,
     price_provider: str | None = None,
     kv_offload: str = "none",
+    price_tier: str = "standard",
     **prices_usd_per_mtok: float,
 ) -> pd.DataFrame:
     """Compare the cost and gross margin of serving one model on several systems.
@@ -83,6 +84,9 @@ def compare(
     kv_offload : {"none", "dram", "ssd"}, default "none"
         Tiers below HBM that keep evicted session prefixes (session workloads only), as in
         :func:`tokenomics.chain.evaluate`.
+    price_tier : str, default "standard"
+        Catalog price tier (``standard``, ``batch``, ``flex``, ``priority``, ``fast``,
+        ``off-peak``); see :func:`tokenomics.price`.
     **prices_usd_per_mtok : float
         Explicit prices replacing the catalog's: ``input_usd_per_mtok``,
         ``cached_input_usd_per_mtok``, ``output_usd_per_mtok`` [USD/Mtok].
@@ -141,7 +145,8 @@ def compare(
             rows.append(evaluate(
                 m, hw, workload=wl, tco=basis, interactivity_tok_per_s_per_user=interactivity_tok_per_s_per_user,
                 utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
-                price_provider=price_provider, input_usd_per_mtok=prices_usd_per_mtok.get("input_usd_per_mtok"),
+                price_provider=price_provider, price_tier=price_tier,
+                input_usd_per_mtok=prices_usd_per_mtok.get("input_usd_per_mtok"),
                 cached_input_usd_per_mtok=prices_usd_per_mtok.get("cached_input_usd_per_mtok"),
                 output_usd_per_mtok=prices_usd_per_mtok.get("output_usd_per_mtok"), kv_offload=mode))
         except (KeyError, ValueError) as err:
