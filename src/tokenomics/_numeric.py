@@ -337,17 +337,46 @@ def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]
                 raise ValueError(
                     "pandas Series inputs must share the same index; align them first (e.g. with Series.reindex)"
                 )
-            arr: Any = np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+            try:
+                arr: Any = np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+            except (TypeError, ValueError):
+                arr = _as_float(name, value.to_numpy(dtype=object))
         elif is_dask(value):
             arr = value.astype(float)
         else:
-            arr = np.asarray(value, dtype=float)
+            arr = _as_float(name, value)
             is_array = is_array or arr.ndim > 0
         arrays.append(_apply_check(name, arr, check) if is_dask(arr) else arr)
         if not is_dask(arr) and check is not None:
             check(name, value)
+    eager = [(n, a) for n, a in zip(names, arrays, strict=True) if not is_dask(a)]
+    try:
+        np.broadcast_shapes(*(a.shape for _, a in eager))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in eager if a.ndim)
+        raise ValueError(f"inputs of different lengths cannot be combined element-wise: shapes {shapes}; give "
+                         "scalars or arrays of one length") from None
     mode: Mode = "series" if index is not None else "dask" if has_dask else "array" if is_array else "scalar"
     return arrays, Restore(mode, names, tuple(arrays), index)
+
+
+def _as_float(name: str, value: Any) -> np.ndarray:
+    """Float array of an eager input, or ``ValueError`` naming the field and the value that is not a number."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        flat = np.asarray(value, dtype=object).reshape(-1)
+        bad = next((v for v in flat if not _is_number(v)), value)
+        raise ValueError(f"{name}={bad!r} is not a number; give a float, an array of floats or a pandas Series") \
+            from None
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _prepare_xarray(names: tuple[str, ...], values: list[Any], checks: list[Check | None]) -> tuple[list[Any], Restore]:

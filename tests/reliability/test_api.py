@@ -55,12 +55,8 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
     ("text", "abc", "abc"),
     ("none", None, ""),
 ]
-_TEXT_IN_KERNEL = pytest.mark.xfail(
-    strict=True, reason="the kernels' shared in/out helper (_numeric.py) converts text before the "
-                        "field check runs, so numpy's message leaks; it belongs to the kernels' owner")
 KERNEL_CASES = [
-    pytest.param(name, arg, value, shown, id=f"{name}-{arg}-{label}",
-                 marks=[_TEXT_IN_KERNEL] if label == "text" and name != "annuity_usd_per_year" else [])
+    pytest.param(name, arg, value, shown, id=f"{name}-{arg}-{label}")
     for name, (_, args) in KERNELS.items()
     for arg in args
     for label, value, shown in BAD_VALUES
@@ -104,8 +100,6 @@ def test_overflow_is_an_error_not_inf(call: Callable[[], Any]) -> None:
     assert_clear(call, ValueError, ("finite",))
 
 
-@pytest.mark.xfail(strict=True, reason="the shared in/out helper (_numeric.py) passes numpy's broadcast "
-                                       "message through; it belongs to the kernels' owner")
 def test_mismatched_array_lengths_name_the_shapes() -> None:
     assert_clear(lambda: tk.cost_per_mtok([1.0, 2.0, 3.0], [1.0, 2.0], 0.5), ValueError, ("shape",))
 
