@@ -399,3 +399,8 @@ def test_extra_workloads_fill_the_workload_selector(tmp_path):
     assert set(std["workload"]) == {"8k/1k", "1k/1k"}
     head = pd.read_csv(tmp_path / "r" / "headline.csv")
     assert len(head) == 1  # headline and margin stay at the main workload
+
+
+def test_unknown_price_provider_is_named_before_any_computation():
+    with pytest.raises(KeyError, match="unknown price provider 'nope'"):
+        report.ReportOptions(price_provider="nope")

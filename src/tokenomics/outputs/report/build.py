@@ -35,7 +35,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tokenomics import catalog
-from tokenomics._validate import check_fraction, check_positive
+from tokenomics._validate import check_fraction, check_positive, normalize_name, unknown_name_error
 from tokenomics.analysis.scenario import Scenario, sweep
 from tokenomics.analysis.sensitivity import margin_sensitivity
 from tokenomics.chain import (
@@ -144,6 +144,17 @@ class ReportOptions(BaseModel):
     @classmethod
     def _kv_offload(cls, value: str) -> str:
         return check_kv_offload(value)
+
+    @field_validator("price_provider")
+    @classmethod
+    def _provider(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        table = catalog.price_table()
+        known = sorted(set(table["provider"].astype(str)))
+        if normalize_name(value) not in {normalize_name(k) for k in known}:
+            raise unknown_name_error("price provider", value, known)
+        return value
 
     @model_validator(mode="after")
     def _offload_needs_sessions(self) -> ReportOptions:
