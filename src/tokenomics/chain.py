@@ -28,7 +28,7 @@ import pandas as pd
 from tokenomics import catalog
 from tokenomics._validate import check_nonnegative, check_plausible, check_positive, unknown_name_error
 from tokenomics.catalog import Hardware, Model
-from tokenomics.cost.tco import TcoBasis, TcoResult
+from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.reference import reference_curve
@@ -367,7 +367,9 @@ def evaluate(
     n = len(rows)
     # sessions: cached input is priced at the hit rate the server realizes, not the theoretical one
     realized = rows["realized_cache_hit_frac"].to_numpy(dtype=float)
-    mix = wl.token_mix(float(realized[0]) if np.isfinite(realized[0]) else None)
+    # a measured run can realize slightly more than the pooled preset's theoretical rate: the traffic
+    # cannot repeat more than the workload says, so the priced hit rate is capped there
+    mix = wl.token_mix(min(float(realized[0]), wl.cached_prefix_frac) if np.isfinite(realized[0]) else None)
     if cached_cost_ratio is None:
         own = rows.attrs.get("cached_cost_ratio", math.nan)
         cached_cost_ratio = own if math.isfinite(own) else DEFAULT_CACHED_COST_RATIO
@@ -617,7 +619,7 @@ def _basis(tco: TcoBasis | str | None, cost_usd_per_gpu_hour: Any) -> TcoBasis:
     values = np.asarray(cost_usd_per_gpu_hour, dtype=float)
     from_cost = make_tco_basis(tco, usd_per_gpu_hour=float(values.ravel()[0]) if values.size else math.nan)
     if values.size > 1:
-        check_nonnegative("cost_usd_per_gpu_hour", values)
+        check_gpu_hour_cost("cost_usd_per_gpu_hour", values)
     return from_cost
 
 

@@ -84,7 +84,7 @@ def test_bad_inputs():
         tk.compare("deepseek-r1", ["gb200"], utilization_frac=60)
     with pytest.raises(KeyError, match="closest"):
         tk.compare("deepseek-r1", ["gb2000"])
-    with pytest.raises(KeyError, match="price field"):
+    with pytest.raises(KeyError, match="closest: output_usd_per_mtok"):
         tk.compare("deepseek-r1", ["gb200"], output_usd_per_mtk=2.0)
     with pytest.raises(ValueError, match="interactivity"):
         tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=0)
@@ -158,3 +158,13 @@ def test_license_and_price_checked_up_front():
         tk.compare("deepseek-r1", ["gb200"], license_fee_frac=30)
     with pytest.raises(ValueError, match="output_usd_per_mtok"):
         tk.compare("deepseek-r1", ["gb200"], output_usd_per_mtok=-2.0)
+
+
+def test_misspelt_keyword_suggests_the_real_one():
+    with pytest.raises(KeyError, match="closest: utilization_frac"):
+        tk.compare("deepseek-r1", ["gb200"], utilisation_frac=0.6)
+
+
+def test_a_per_system_hour_cost_is_refused_as_a_unit_slip():
+    with pytest.raises(ValueError, match="per-system"):
+        tk.compare("deepseek-r1", ["gb200"], cost_usd_per_gpu_hour=279.0)

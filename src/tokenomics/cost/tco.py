@@ -68,10 +68,12 @@ from tokenomics.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 __all__ = [
     "DEFAULT_TCO_BASIS",
+    "MAX_USD_PER_GPU_HOUR",
     "TCO_COMPONENTS",
     "TCO_OVERRIDES",
     "TcoBasis",
     "TcoResult",
+    "check_gpu_hour_cost",
     "itemised_tco_usd_per_gpu_hour",
     "tco",
     "tco_basis",
@@ -738,7 +740,7 @@ class TcoBasis(BaseModel):
             if not given and name in own[self.kind]:
                 raise ValueError(f"TcoBasis kind={self.kind!r} needs {name}")
         if self.kind == "explicit":
-            check_nonnegative("usd_per_gpu_hour", self.usd_per_gpu_hour)
+            check_gpu_hour_cost("usd_per_gpu_hour", self.usd_per_gpu_hour)
         elif self.kind == "itemised":
             object.__setattr__(self, "profile", catalog.resolve_profile_id(str(self.profile)))
         else:
@@ -758,6 +760,7 @@ class TcoBasis(BaseModel):
     @classmethod
     def explicit(cls, usd_per_gpu_hour: float) -> TcoBasis:
         """Use a TCO you give [USD/GPU-hour], the same on every system."""
+        check_gpu_hour_cost("usd_per_gpu_hour", usd_per_gpu_hour)
         return cls(kind="explicit", usd_per_gpu_hour=usd_per_gpu_hour)
 
     @property
@@ -808,6 +811,31 @@ class TcoBasis(BaseModel):
 
 DEFAULT_TCO_BASIS: TcoBasis = TcoBasis.itemised()
 """The TCO basis of every entry point when none is given: itemised, hyperscaler profile."""
+
+
+#: Largest plausible TCO per accelerator-hour [USD/GPU-hour]: about ten times the dearest published
+#: rental rate of any catalog system (a per-system-hour or per-rack-hour figure lands above it).
+MAX_USD_PER_GPU_HOUR: float = 100.0
+
+
+def check_gpu_hour_cost(name: str, value: Any) -> None:
+    """Raise ``ValueError`` for a TCO per accelerator-hour that is negative or above :data:`MAX_USD_PER_GPU_HOUR`.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float or array_like
+        TCO [USD/GPU-hour].
+    """
+    check_nonnegative(name, value)
+    arr = np.asarray(value, dtype=float)
+    if np.any(arr > MAX_USD_PER_GPU_HOUR):
+        bad = float(arr.reshape(-1)[np.argmax(arr.reshape(-1) > MAX_USD_PER_GPU_HOUR)])
+        raise ValueError(
+            f"{name}={bad:g} is outside the plausible range [0, {MAX_USD_PER_GPU_HOUR:g}] USD per accelerator-hour; "
+            "a per-system or per-rack hour? divide by the accelerators per system"
+        )
 
 
 def _check_published(vintage: str, tier: str) -> None:
@@ -905,6 +933,7 @@ def tco_basis(
     if kind == "explicit":
         if usd_per_gpu_hour is None:
             raise ValueError("tco_basis='explicit' needs cost_usd_per_gpu_hour (--cost-per-gpu-hour)")
+        check_gpu_hour_cost("cost_usd_per_gpu_hour", usd_per_gpu_hour)
         return TcoBasis.explicit(usd_per_gpu_hour)
     if kind == "published":
         return TcoBasis.published(vintage or DEFAULT_TCO_VINTAGE, tier or DEFAULT_TCO_TIER)

@@ -778,6 +778,7 @@ FLAG_FOR_FIELD: dict[str, str] = {
     "num_prefill_gpus": "--prefill-gpus",
     "num_decode_gpus": "--decode-gpus",
     "kv_offload": "--kv-offload",
+    "cost_usd_per_gpu_hour": "--cost-per-gpu-hour",
 }
 """Library field -> CLI flag, so that errors name what the user typed."""
 

@@ -8,16 +8,18 @@ systems that could not be evaluated.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from tokenomics import catalog
-from tokenomics._validate import check_fraction, check_nonnegative, check_positive
+from tokenomics._validate import check_fraction, check_nonnegative, check_positive, unknown_name_error
 from tokenomics.chain import (
     DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER,
     DEFAULT_UTILIZATION_FRAC,
+    PRICE_FIELDS,
     evaluate,
     known_price_field,
     resolve_tco,
@@ -116,6 +118,10 @@ def compare(
     True
     """
     for name in prices_usd_per_mtok:
+        if name not in PRICE_FIELDS:
+            # a misspelt keyword lands here: suggest every keyword compare() takes, not only prices
+            accepted = [*inspect.signature(compare).parameters][2:-1] + list(PRICE_FIELDS)
+            raise unknown_name_error("compare() keyword", name, accepted)
         known_price_field(name)
     basis = resolve_tco(tco, tco_basis=tco_basis, tco_profile=tco_profile, tco_vintage=tco_vintage,
                         tco_tier=tco_tier, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour)
