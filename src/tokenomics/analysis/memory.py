@@ -68,7 +68,18 @@ def memory_hierarchy_tables(
         ``memory_offload`` (frontier of the session projection per system and ``kv_offload``
         mode), ``memory_engram`` (:func:`engram_placement` rows with ``hardware_id``) and
         ``memory_skipped`` (system, table, reason).
+
+    Raises
+    ------
+    ValueError
+        A session workload that is not ``kind="sessions"`` when offload curves are asked for, or
+        an engram layer beyond ``engram_model``'s layers (other per-system failures go to
+        ``memory_skipped``).
     """
+    if offload and sessions_workload.is_fixed:
+        raise ValueError(f"sessions_workload={sessions_workload.name!r} is a fixed-sequence workload; the KV offload "
+                         "curves need session traffic (e.g. workload('agentic-coding'))")
+    engram.check_fits(engram_model.layers)
     offload_rows, engram_rows, skipped = [], [], []
     cfg8 = ServingConfig(tp=8, ep=8 if engram_model.is_moe else 1, dp_attention=engram_model.is_moe,
                          weight_precision="fp8", kv_precision="fp8")

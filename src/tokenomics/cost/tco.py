@@ -827,6 +827,12 @@ def check_gpu_hour_cost(name: str, value: Any) -> None:
         Field name for the message.
     value : float or array_like
         TCO [USD/GPU-hour].
+
+    Raises
+    ------
+    ValueError
+        A negative or NaN value, or one above :data:`MAX_USD_PER_GPU_HOUR` (named, with the hint
+        that a per-system figure must be divided by the accelerators per system).
     """
     check_nonnegative(name, value)
     arr = np.asarray(value, dtype=float)

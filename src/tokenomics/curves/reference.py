@@ -80,12 +80,7 @@ def reference_curve(
     m = catalog.model(model) if isinstance(model, str) else model
     hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
     wl = _workload(workload)
-    mode = check_kv_offload(kv_offload)
-    if mode != "none" and wl.is_fixed:
-        raise ValueError(
-            f"kv_offload={mode!r} applies to session workloads (e.g. 'agentic-coding'); workload {wl.name!r} "
-            "is a fixed-sequence benchmark whose requests share no prefix: use kv_offload='none'"
-        )
+    mode = check_kv_offload(kv_offload, wl)
     try:
         measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
     except ValueError:

@@ -127,10 +127,7 @@ def compare(
                         tco_tier=tco_tier, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour)
     m = catalog.model(model)
     wl = get_workload(workload)
-    mode = check_kv_offload(kv_offload)
-    if mode != "none" and wl.is_fixed:
-        raise ValueError(f"kv_offload={mode!r} applies to session workloads (e.g. 'agentic-coding'); workload "
-                         f"{wl.name!r} is a fixed-sequence benchmark: use kv_offload='none'")
+    mode = check_kv_offload(kv_offload, wl)
     if isinstance(hardware, str):
         hardware = [hardware]
     if hardware is not None and len(hardware) == 0:

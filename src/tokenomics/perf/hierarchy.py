@@ -31,6 +31,7 @@ from tokenomics.perf.step import (
     prefill_time_s,
 )
 from tokenomics.units import BYTES_PER_GB
+from tokenomics.workload import Workload
 
 #: Columns of :func:`engram_placement`.
 ENGRAM_PLACEMENT_COLUMNS: tuple[str, ...] = (
@@ -108,8 +109,7 @@ def engram_placement(
     """
     if concurrency is not None:
         check_positive("concurrency", concurrency)
-    for name in tiers:
-        memory_tier(hardware, name)  # raise early for a tier the system lacks
+    by_name = {name: memory_tier(hardware, name) for name in tiers}  # a tier the system lacks raises here
     n = config.num_gpus
     table_per_gpu = engram.table_bytes / n
     rows: list[dict[str, Any]] = []
@@ -117,8 +117,7 @@ def engram_placement(
         shift = int(first) - engram.layer_indices[0]
         placed = engram.placed_at(*(i + shift for i in engram.layer_indices))
         placed.check_fits(model.layers)
-        for tier_name in tiers:
-            tier = memory_tier(hardware, tier_name)
+        for tier_name, tier in by_name.items():
             row: dict[str, Any] = {
                 "engram_layer_index": int(first),
                 "tier": tier_name,
@@ -218,22 +217,37 @@ KV_OFFLOAD_MODES: tuple[str, ...] = ("none", "dram", "ssd")
 HOST_KV_FRAC: float = 0.80
 
 
-def check_kv_offload(kv_offload: str) -> str:
-    """Return a KV offload mode in canonical form, or raise ``KeyError`` naming the valid ones.
+def check_kv_offload(kv_offload: str, workload: Workload | None = None) -> str:
+    """Return a KV offload mode in canonical form, checked against the workload it serves.
 
     Parameters
     ----------
     kv_offload : str
         ``"none"`` (HBM only), ``"dram"`` (HBM + host DRAM) or ``"ssd"`` (HBM + DRAM + NVMe).
+    workload : Workload, optional
+        The traffic; offload below HBM applies to session workloads only.
 
     Returns
     -------
     str
         The mode.
+
+    Raises
+    ------
+    KeyError
+        Unknown mode (the valid ones listed).
+    ValueError
+        A mode other than ``"none"`` with a fixed-sequence workload (its requests share no prefix,
+        so the setting would not be used).
     """
     key = str(kv_offload).strip().lower()
     if key not in KV_OFFLOAD_MODES:
         raise unknown_name_error("kv_offload", kv_offload, KV_OFFLOAD_MODES)
+    if key != "none" and workload is not None and workload.is_fixed:
+        raise ValueError(
+            f"kv_offload={key!r} applies to session workloads (e.g. 'agentic-coding'); workload {workload.name!r} "
+            "is a fixed-sequence benchmark whose requests share no prefix: use kv_offload='none'"
+        )
     return key
 
 

@@ -1,7 +1,11 @@
 import pytest
 
+import tokenomics as tk
+from tokenomics.analysis.memory import memory_hierarchy_tables
+from tokenomics.memory.engram import engram_config
 from tokenomics.outputs.report import ReportOptions
 from tokenomics.outputs.report.memory import memory_tables
+from tokenomics.workload import workload
 
 
 def test_engram_map_for_a_fixed_workload_and_no_offload_curves():
@@ -32,3 +36,13 @@ def test_no_chosen_system_gives_empty_tables():
 def test_offload_mode_needs_session_workload():
     with pytest.raises(ValueError, match="session workloads"):
         ReportOptions(kv_offload="dram")
+
+
+def test_tables_refuse_what_they_cannot_use():
+    tables = engram_config("engram-demo")
+    with pytest.raises(ValueError, match="fixed-sequence"):
+        memory_hierarchy_tables(tk.model("deepseek-r1"), [tk.hardware("b200")], workload("8k/1k"),
+                                engram_model=tk.model("deepseek-v3"), engram=tables)
+    with pytest.raises(ValueError, match="beyond the model's 61 layers"):
+        memory_hierarchy_tables(tk.model("deepseek-r1"), [tk.hardware("b200")], workload("agentic-coding"),
+                                engram_model=tk.model("deepseek-v3"), engram=tables.placed_at(1, 70))

@@ -158,9 +158,7 @@ class ReportOptions(BaseModel):
 
     @model_validator(mode="after")
     def _offload_needs_sessions(self) -> ReportOptions:
-        if self.kv_offload != "none" and self.workload.is_fixed:
-            raise ValueError(f"kv_offload={self.kv_offload!r} applies to session workloads (e.g. 'agentic-coding'); "
-                             f"workload {self.workload.name!r} is a fixed-sequence benchmark")
+        check_kv_offload(self.kv_offload, self.workload)
         return self
 
     @field_validator("utilization_frac")
