@@ -9,12 +9,14 @@ from tokenomics.perf import (
     RooflineFactors,
     ServingConfig,
     cached_token_cost_ratio,
+    decode_step_time_s,
     kv_capacity_tokens,
     prefill_time_s,
     project_session_curve,
     roofline_points,
     session_points,
 )
+from tokenomics.perf.step import chunked_prefill_time_s
 from tokenomics.workload import Workload, workload
 
 CFG = ServingConfig(tp=8, ep=8, weight_precision="fp4", dense_weight_precision="fp8", kv_precision="fp8")
@@ -83,6 +85,34 @@ def test_idle_gaps_lower_the_in_flight_batch() -> None:
     assert a["concurrency"].iloc[0] == pytest.approx(8.0)
     assert b["concurrency"].iloc[0] < 8.0
     assert b["interactivity_tok_per_s_per_user"].iloc[0] > a["interactivity_tok_per_s_per_user"].iloc[0]
+
+
+def test_aggregated_step_serialises_long_context_prefill_by_hand() -> None:
+    # one session, no idle gap, TPOT-bound closed loop: every step decodes the batch and then
+    # runs its share B / OSL of one request's chunked prefill; TTFT = the prefill plus the
+    # decode of the batch in each of its ceil(u / C) chunk steps
+    w = Workload(name="s", isl_tokens=80_000, osl_tokens=2_000, kind="sessions", cached_prefix_frac=0.9)
+    pts = session_points("deepseek-r1", "b200", 1.0, w, config=CFG, factors=IDEAL)
+    b = float(pts["concurrency"].iloc[0])
+    cached = 80_000 * float(pts["realized_cache_hit_frac"].iloc[0])
+    t_decode = decode_step_time_s("deepseek-r1", "b200", b, isl_tokens=80_000, osl_tokens=2_000,
+                                  config=CFG.model_copy(update={"disaggregated": True}), factors=IDEAL)
+    t_prefill = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=80_000, cached_tokens=cached, config=CFG,
+                                       factors=IDEAL)
+    t_step = t_decode + b / 2_000 * t_prefill
+    assert pts["tpot_s"].iloc[0] == pytest.approx(t_step, rel=1e-9)
+    assert pts["requests_per_s"].iloc[0] == pytest.approx(b / (2_000 * t_step), rel=1e-9)
+    assert pts["ttft_s"].iloc[0] == pytest.approx(t_prefill + np.ceil((80_000 - cached) / 8192) * t_decode, rel=1e-6)
+    assert pts["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(82_000 * b / (2_000 * t_step) / 8, rel=1e-9)
+
+
+def test_smaller_prefill_chunks_cost_throughput_at_saturation() -> None:
+    w = workload("agentic-coding")
+    big = session_points("deepseek-r1", "b200", 256.0, w, config=CFG, prefill_chunk_tokens=65_536.0)
+    small = session_points("deepseek-r1", "b200", 256.0, w, config=CFG, prefill_chunk_tokens=2_048.0)
+    assert small["throughput_tok_per_s_per_gpu"].iloc[0] < big["throughput_tok_per_s_per_gpu"].iloc[0]
+    with pytest.raises(ValueError, match="prefill_chunk_tokens"):
+        session_points("deepseek-r1", "b200", 4.0, w, config=CFG, prefill_chunk_tokens=0.0)
 
 
 def test_fixed_workload_is_refused() -> None:

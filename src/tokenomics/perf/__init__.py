@@ -56,7 +56,9 @@ from tokenomics.perf.sessions import (
 )
 from tokenomics.perf.speculative import SPECULATIVE_SETTINGS, SpeculativeSetting, speculative_settings
 from tokenomics.perf.step import (
+    DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingConfig,
+    chunked_prefill_time_s,
     decode_step_time_s,
     kv_capacity_tokens,
     max_concurrency,
@@ -68,6 +70,7 @@ from tokenomics.perf.step import (
 __all__ = [
     "BAND_COLUMNS",
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_PREFILL_CHUNK_TOKENS",
     "DEFAULT_SESSIONS",
     "FITTED_FACTORS",
     "PRECISION_RULE",
@@ -88,6 +91,7 @@ __all__ = [
     "calibrate",
     "calibrated_factors_path",
     "cheapest_at",
+    "chunked_prefill_time_s",
     "config_label",
     "decode_configs",
     "decode_step_time_s",

@@ -10,9 +10,14 @@ by fixed-point iteration, for
 * the realized prefix-cache hit rate ``h = h_theo x S`` of
   :func:`tokenomics.memory.prefix_cache.realized_hit_frac` (working set of all sessions vs
   the KV capacity, in-flight contexts pinned);
-* the mixed decode/prefill step of :func:`~tokenomics.perf.step.roofline_points` at batch ``B``
-  with ``ISL x h`` cached tokens per request (prefill computes only the uncached tokens, a
-  cached token costs a KV read, decode attention reads the full context);
+* the mixed step of an aggregated replica at batch ``B`` with ``ISL x h`` cached tokens per
+  request: the decode step of :func:`~tokenomics.perf.step.roofline_points` (decode attention
+  reads the full context) followed by its share ``B x tau / OSL`` of one request's chunked
+  prefill, ``t_step = t_decode + B x tau / OSL x t_prefill``.
+  ``t_prefill`` (:func:`~tokenomics.perf.step.chunked_prefill_time_s`) computes only the
+  uncached tokens, with attention quadratic in the context run after (not under) the decode
+  kernels and every chunk re-reading its prefix; TTFT without queueing is
+  ``t_prefill + ceil(u / C) x t_decode``;
 * ``busy = prefill + OSL x TPOT`` and the queueing wait from Little's law on the closed loop,
   ``wait = max(N / R - busy - idle, 0)`` with ``R`` requests/s, so that
   ``TTFT = prefill + wait``.
@@ -26,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.schema import conform
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
@@ -33,7 +39,15 @@ from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, co
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
 from tokenomics.perf.project import BAND_COLUMNS, _configs
-from tokenomics.perf.step import ServingConfig, _resolve, kv_capacity_tokens, prefill_time_s, roofline_points
+from tokenomics.perf.step import (
+    DEFAULT_PREFILL_CHUNK_TOKENS,
+    ServingConfig,
+    _resolve,
+    _Setup,
+    chunked_prefill_time_s,
+    kv_capacity_tokens,
+    roofline_points,
+)
 from tokenomics.workload import Workload
 
 __all__ = [
@@ -72,6 +86,7 @@ def session_points(
     tier_capacity_tokens: Mapping[str, float] | None = None,
     recall_s_per_token: Mapping[str, float] | None = None,
     context_cv: float = DEFAULT_CONTEXT_CV,
+    prefill_chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
 ) -> pd.DataFrame:
     """Return throughput, realized cache hits, TTFT and interactivity of a session workload.
 
@@ -104,6 +119,8 @@ def session_points(
         time the same hits would take if computed again instead, for comparison.
     context_cv : float, default :data:`~tokenomics.memory.prefix_cache.DEFAULT_CONTEXT_CV`
         Coefficient of variation of session contexts.
+    prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
+        Prompt tokens the engine prefills per step (chunked-prefill token budget) [tokens], > 0.
 
     Returns
     -------
@@ -134,6 +151,7 @@ def session_points(
     n = np.atleast_1d(np.asarray(sessions, dtype=float))
     if np.any(~np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"sessions={sessions!r} must be positive counts")
+    check_positive("prefill_chunk_tokens", prefill_chunk_tokens)
     s = _resolve(model, hardware, config, factors)
     ctx = isl + osl
     tiers = dict(tier_capacity_tokens) if tier_capacity_tokens is not None else {
@@ -165,22 +183,19 @@ def session_points(
         )
         cached = isl * np.asarray(hits["total"], dtype=float)
         recall_s = _recall_s(hits, recall, isl)
-        pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
-                              check_capacity=False, cached_tokens=cached)
+        pts = _mixed_points(s, b, isl, osl, cached, prefill_chunk_tokens)
         busy = pts["ttft_s"].to_numpy() + recall_s + osl * pts["tpot_s"].to_numpy()
         target = np.minimum(n * busy / (busy + idle), b_cap)
         if np.allclose(target, b, rtol=1e-4):
             b = target
             break
         b = _DAMPING * b + (1.0 - _DAMPING) * target
-    pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
-                          check_capacity=False, cached_tokens=cached)
+    pts = _mixed_points(s, b, isl, osl, cached, prefill_chunk_tokens)
     recall_s = _recall_s(hits, recall, isl)
     link_util = pts["requests_per_s"].to_numpy() * recall_s
     if recall:
         # what the host-tier hits would cost if prefilled again instead of recalled
-        hbm_only = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
-                                   check_capacity=False, cached_tokens=isl * np.asarray(hits[first], dtype=float))
+        hbm_only = _mixed_points(s, b, isl, osl, isl * np.asarray(hits[first], dtype=float), prefill_chunk_tokens)
         recompute_s = np.maximum(hbm_only["ttft_s"].to_numpy() - pts["ttft_s"].to_numpy(), 0.0)
     else:
         recompute_s = np.zeros_like(recall_s)
@@ -214,6 +229,52 @@ def session_points(
     return out
 
 
+def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any, chunk: float) -> pd.DataFrame:
+    """Return serving metrics of ``b`` in-flight sequences, prefill priced at long context.
+
+    Aggregated: each step is a decode step of the batch followed by its share of the chunked
+    prefill of the ``b x tau / OSL`` prompts it completes,
+    ``t_step = t_decode + b x tau / OSL x t_prefill``
+    (:func:`~tokenomics.perf.step.chunked_prefill_time_s`: long-context attention runs after
+    the decode kernels, not under their memory traffic), and a prompt's TTFT is
+    ``t_prefill + ceil(u / C) x t_decode`` (each of its chunk steps also decodes the batch).
+    Disaggregated configurations keep :func:`~tokenomics.perf.step.roofline_points`.
+    """
+    cached_arr = np.broadcast_to(np.asarray(cached, dtype=float), b.shape)
+    if s.cfg.disaggregated:
+        return roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f,
+                               check_capacity=False, cached_tokens=cached_arr)
+    decode_cfg = s.cfg.model_copy(update={"disaggregated": True})
+    pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=decode_cfg, factors=s.f,
+                          check_capacity=False, cached_tokens=cached_arr)
+    t_prefill = np.asarray(chunked_prefill_time_s(s.model, s.hw, isl_tokens=isl, cached_tokens=cached_arr,
+                                                  chunk_tokens=chunk, config=s.cfg, factors=s.f), dtype=float)
+    tau = s.cfg.tokens_per_step
+    n = float(s.cfg.num_gpus)
+    t_decode = pts["step_time_s"].to_numpy()
+    prompts = b * tau / osl
+    t_step = t_decode + prompts * t_prefill
+    rate = b * tau / (osl * t_step)
+    chunks = np.ceil(np.maximum(isl - cached_arr, 0.0) / chunk)
+    ttft = t_prefill + chunks * t_decode
+    tpot = t_step / tau
+    pts["tpot_s"] = tpot
+    pts["interactivity_tok_per_s_per_user"] = 1.0 / tpot
+    pts["e2e_interactivity_tok_per_s_per_user"] = osl / (ttft + osl * tpot)
+    pts["ttft_s"] = ttft
+    pts["requests_per_s"] = rate
+    pts["throughput_tok_per_s_per_gpu"] = (isl + osl) * rate / n
+    pts["input_throughput_tok_per_s_per_gpu"] = isl * rate / n
+    pts["output_throughput_tok_per_s_per_gpu"] = osl * rate / n
+    pts["num_gpus"] = n
+    pts["num_prefill_gpus"] = np.nan
+    pts["num_decode_gpus"] = np.nan
+    pts["step_time_s"] = t_step
+    pts["compute_time_s"] = pts["compute_time_s"].to_numpy() + prompts * t_prefill
+    pts["bound"] = np.where(pts["compute_time_s"] > pts["memory_time_s"], "compute", "memory")
+    return pts
+
+
 def _recall_s(hits: Mapping[str, Any], recall: Mapping[str, float], isl: float) -> Any:
     """Time to bring a request's host-tier hits back into HBM [s]."""
     total: Any = 0.0
@@ -230,19 +291,22 @@ def cached_token_cost_ratio(
     cached_frac: float,
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
+    prefill_chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
 ) -> float:
     """Return the model's own GPU-time cost of a cached input token relative to an uncached one.
 
-    With ``c = cached_frac x ISL`` cached tokens and ``t(L, c)`` the prefill time of a prompt of
-    ``L`` tokens of which ``c`` are cached (:func:`~tokenomics.perf.step.prefill_time_s`):
+    With ``c = cached_frac x ISL`` cached tokens and ``t(L, c)`` the engine time of the chunked
+    prefill of a prompt of ``L`` tokens of which ``c`` are cached
+    (:func:`~tokenomics.perf.step.chunked_prefill_time_s`):
 
     * an uncached token costs what the cache saves per token,
       ``t_u = (t(ISL, 0) - t(ISL, c)) / c`` (its linear layers and its attention);
     * a cached token costs what its presence adds to the new tokens' prefill,
-      ``t_c = (t(ISL, c) - t(ISL - c, 0)) / c`` (the KV read of the prefix and the new tokens'
-      attention to it).
+      ``t_c = (t(ISL, c) - t(ISL - c, 0)) / c`` (the new tokens' attention to the prefix and
+      the prefix's KV read again by every chunk).
 
-    ``ratio = t_c / t_u`` replaces the fixed 10 % convention in the GPU-time cost split.
+    ``ratio = min(t_c / t_u, 1)`` replaces the fixed 10 % convention in the GPU-time cost split
+    (1 where a tiny cached share saves nothing: every chunk re-reads the prefix).
 
     Parameters
     ----------
@@ -258,6 +322,8 @@ def cached_token_cost_ratio(
         Parallelism and precisions.
     factors : RooflineFactors, optional
         Efficiencies.
+    prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
+        Prompt tokens prefilled per engine step [tokens], > 0.
 
     Returns
     -------
@@ -283,15 +349,18 @@ def cached_token_cost_ratio(
         raise ValueError(f"isl_tokens={isl_tokens!r} must be > 0")
     c = cached_frac * isl_tokens
     new = isl_tokens - c
-    full = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors)
-    with_cache = prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
-                                cached_tokens=c)
-    alone = prefill_time_s(model, hardware, isl_tokens=new, config=config, factors=factors)
+    full = chunked_prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
+                                  chunk_tokens=prefill_chunk_tokens)
+    with_cache = chunked_prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
+                                        cached_tokens=c, chunk_tokens=prefill_chunk_tokens)
+    alone = chunked_prefill_time_s(model, hardware, isl_tokens=new, config=config, factors=factors,
+                                   chunk_tokens=prefill_chunk_tokens)
     t_uncached = (full - with_cache) / c
     # the cached prefix adds attention to it and its KV read to the new tokens' prefill
     t_cached = max(with_cache - alone, 0.0) / c
     if t_uncached <= 0:
-        raise ValueError("the prefill model gives no saving for cached tokens; check the configuration")
+        # a share so small that shifting the chunk boundaries costs more re-reads than it saves
+        return 1.0
     return float(min(t_cached / t_uncached, 1.0))
 
 
@@ -307,6 +376,7 @@ def project_session_curve(
     frontier: bool = False,
     kv_offload: str = "none",
     host_kv_gb_per_gpu: float | None = None,
+    prefill_chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
 ) -> pd.DataFrame:
     """Project a throughput-vs-interactivity curve of a session workload (agentic coding).
 
@@ -334,6 +404,8 @@ def project_session_curve(
         (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
     host_kv_gb_per_gpu : float, optional
         Host DRAM given to the KV cache per accelerator [GB] (default: 80 % of the installed).
+    prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
+        Prompt tokens the engine prefills per step [tokens], > 0 (:func:`session_points`).
 
     Returns
     -------
@@ -363,7 +435,7 @@ def project_session_curve(
             tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
                                              context_tokens=isl + osl, host_kv_gb_per_gpu=host_kv_gb_per_gpu)
             pts = session_points(m, hw, grid, workload, config=cfg, factors=factors, tier_capacity_tokens=tiers,
-                                 recall_s_per_token=recall)
+                                 recall_s_per_token=recall, prefill_chunk_tokens=prefill_chunk_tokens)
         except ValueError as err:
             if mode != "none" and "tier" in str(err):
                 raise
@@ -371,7 +443,7 @@ def project_session_curve(
         h = pts["realized_cache_hit_frac"].to_numpy()
         ratios = [
             cached_token_cost_ratio(m, hw, isl_tokens=isl, cached_frac=float(np.clip(x, 1e-3, 1 - 1e-3)),
-                                    config=cfg, factors=factors)
+                                    config=cfg, factors=factors, prefill_chunk_tokens=prefill_chunk_tokens)
             for x in np.unique(np.round(h, 3))
         ]
         lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))

@@ -1013,3 +1013,145 @@ def roofline_points(
     out["bound"] = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
     out["max_concurrency"] = b_max
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Long-context chunked prefill (session traffic). Kept apart from the calibrated step physics
+# above: it reuses their linear-layer, weight-read and link terms and adds what a long cached
+# context costs an engine that prefills in chunks.
+# ---------------------------------------------------------------------------------------------
+
+DEFAULT_PREFILL_CHUNK_TOKENS: float = 8192.0
+"""Prompt tokens an aggregated engine prefills per step (chunked prefill token budget) [tokens].
+
+vLLM's default ``max_num_batched_tokens`` for its OpenAI server on accelerators with >= 70 GiB,
+as logged by the B200 agentic runs ("Chunked prefill is enabled with
+max_num_batched_tokens=8192", vLLM 0.19.1, SemiAnalysisAI/InferenceX @7181314
+experimental/multiturn/vllm_benchmark/results/pareto_input/*/server.log, 2026-04-21)."""
+
+
+def _prefill_attention_precision(s: _Setup) -> str:
+    """MLA prefill runs the per-head (expanded) form on a BF16 copy of the latent cache."""
+    if s.model.attention_type == "mla":
+        return "bf16"
+    return "fp8" if s.kv_precision in ("fp8", "fp4") else "bf16"
+
+
+def chunked_prefill_time_s(
+    model: Model | str,
+    hardware: Hardware | str,
+    *,
+    isl_tokens: float,
+    cached_tokens: Any = 0.0,
+    chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
+    config: ServingConfig | None = None,
+    factors: RooflineFactors | None = None,
+) -> Any:
+    """Return the engine time of one request's chunked prefill at long context [s].
+
+    An aggregated engine prefills the ``u = ISL - c`` uncached tokens of a prompt whose first
+    ``c`` tokens hit the prefix cache in ``k = ceil(u / C)`` steps of at most ``C`` tokens.
+    Chunk ``j`` attends to the prefix ``P_j = c + j C`` before it::
+
+        t = t_linear(u) + t_attention + sum_j (t_reread(P_j) + t_expand(P_j))
+
+    * ``t_linear``: the linear layers, their weight reads and links for the ``u`` tokens, as in
+      :func:`prefill_time_s` (calibrated ``eff_prefill``);
+    * ``t_attention = FLOP_pair x (u c + u (u + 1) / 2) / (N x peak_a x eff_a x eff_prefill)``:
+      causal attention, quadratic in the context, run after (not overlapped with) the other
+      kernels of the step. MLA prefill runs the per-head form in BF16 (the FP8 latent cache is
+      dequantized first), other attention at FP8 when the KV cache is FP8; ``eff_a`` is the
+      large-``M`` GEMM fraction of that precision;
+    * ``t_reread``: each chunk after the first reads its prefix's KV again
+      (``P_j x KV bytes per token``, at the calibrated HBM efficiency);
+    * ``t_expand`` (MLA only): each chunk gathers its prefix's latent KV and up-projects it to
+      per-head keys and values, ``2 x kv_lora x heads x (nope + v)`` FLOP per token and layer at
+      the BF16 GEMM rate, and writes and reads the expanded BF16 keys and values.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+    isl_tokens : float
+        Prompt length [tokens], > 0.
+    cached_tokens : float or array_like, default 0
+        Leading prompt tokens served from the prefix cache [tokens], in [0, ISL].
+    chunk_tokens : float, default :data:`DEFAULT_PREFILL_CHUNK_TOKENS`
+        Prompt tokens prefilled per engine step ``C`` [tokens], > 0.
+    config : ServingConfig, optional
+        Parallelism and precisions.
+    factors : RooflineFactors, optional
+        Efficiencies (default: stated defaults of the hardware's family).
+
+    Returns
+    -------
+    float or ndarray
+        Prefill time of one request on one replica [s], same shape as ``cached_tokens``.
+
+    Raises
+    ------
+    ValueError
+        A non-positive prompt length or chunk, or cached tokens outside [0, ISL].
+
+    References
+    ----------
+    .. [1] vLLM MLA prefill with a cached context: per chunk the context's latent cache is
+       gathered and dequantized, up-projected by ``kv_b_proj`` and attended to, then merged
+       with the chunk's own causal attention (``MLACommonImpl._compute_prefill_context``,
+       vllm/model_executor/layers/attention/mla_attention.py, read 2026-12-01).
+
+    Examples
+    --------
+    >>> from tokenomics.perf import RooflineFactors
+    >>> cold = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=64_000.0,
+    ...                               config=ServingConfig(tp=8, ep=8, kv_precision="fp8"))
+    >>> short = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=8_000.0,
+    ...                                config=ServingConfig(tp=8, ep=8, kv_precision="fp8"))
+    >>> bool(cold / 64_000 > 2 * short / 8_000)  # attention quadratic in the context
+    True
+    """
+    from dataclasses import replace
+
+    check_positive("isl_tokens", isl_tokens)
+    check_positive("chunk_tokens", chunk_tokens)
+    isl, chunk = float(isl_tokens), float(chunk_tokens)
+    s = _resolve(model, hardware, config, factors)
+    cached = _check_cached(cached_tokens, isl, np.shape(cached_tokens))
+    c = np.atleast_1d(np.asarray(cached, dtype=float))
+    a, cfg, f = s.a, s.cfg, s.f
+    n, pp = float(cfg.num_gpus), float(cfg.pp)
+    # linear layers, weight reads and links: the calibrated prefill path without attention
+    linear_only = replace(s, a=replace(a, prefill_attn_flop_per_pair=0.0, window_prefill_attn_flop_per_pair=0.0))
+    t_linear = _times(_work(linear_only, np.ones_like(c), isl, 1.0, c), f, s.hbm_bw)["ttft_s"]
+    u, pairs, win_pairs, _ = _cached_prefill(s, isl, c)
+    prec = _prefill_attention_precision(s)
+    peak = s.hw.dense_tflops(prec) * FLOPS_PER_TFLOPS
+    attn_rate = min(gemm_kernel(s.hw, "gemm", prec).max_flop_per_s, peak) * f.prefill_compute_eff_frac
+    attn_flop = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
+    t_attn = attn_flop / n / attn_rate * pp
+    # prefix tokens the k chunks see: sum_j (c + j C) = k c + C k (k - 1) / 2
+    k = np.ceil(np.maximum(u, 0.0) / chunk)
+    prefix_all = k * c + chunk * k * (k - 1.0) / 2.0
+    per_token_kv = kv_cache_bytes_per_sequence(s.model, isl, s.kv_precision) / isl
+    reread = np.maximum(prefix_all - c, 0.0) * per_token_kv / (_kv_divisor(s) * pp)
+    hbm = s.hbm_bw * f.hbm_bandwidth_eff_frac
+    t_reread = reread / hbm * pp
+    t_expand = np.zeros_like(c)
+    m = s.model
+    if m.attention_type == "mla":
+        rope = m.mla_qk_rope_head_dim or 0
+        nope = m.mla_qk_nope_head_dim if m.mla_qk_nope_head_dim is not None else m.head_dim - rope
+        v = m.v_head_dim if m.v_head_dim is not None else nope
+        heads = m.attention_heads
+        up_flop = 2.0 * (m.mla_kv_lora_rank or 0) * heads * (nope + v) * a.layers * prefix_all
+        bf16_peak = s.hw.dense_tflops("bf16") * FLOPS_PER_TFLOPS
+        gemm_rate = min(gemm_kernel(s.hw, "gemm", "bf16").max_flop_per_s, bf16_peak) * f.prefill_compute_eff_frac
+        # expanded BF16 keys (nope + rope) and values, written once and read once
+        expanded = 2.0 * 2.0 * heads * (nope + rope + v) * a.layers * prefix_all
+        t_expand = (up_flop / gemm_rate + expanded / hbm) / n * pp
+    total = np.asarray(t_linear, dtype=float) + t_attn + t_reread + t_expand
+    if np.ndim(cached_tokens) == 0:
+        return float(total[0])
+    return total.reshape(np.shape(cached_tokens))
