@@ -11,7 +11,15 @@ Precisions: FP4 routed experts, FP8 dense weights; KV FP8 for the NVIDIA FP4 che
 FP8 KV scales), BF16 for the AMD MXFP4 Kimi checkpoint (the run's recorded KV pool, 2.80 M
 tokens, matches BF16: 2.57 M projected vs 4.51 M at FP8). Efficiency factors: the bundled
 calibration, fitted on fixed-sequence runs only (agentic runs have no fixed ISL/OSL and are
-not used by it).
+not used by it); nothing here is fitted to these runs. Prefill at long context is priced as the
+engine runs it (:func:`tokenomics.perf.step.chunked_prefill_time_s`): chunks of 8,192 tokens
+(the servers' logged ``max_num_batched_tokens``), MLA attention in BF16 after the decode kernels,
+each chunk re-reading and up-projecting its prefix.
+
+Where the source files are at hand (``../shared/data/inferencemax/``), the table also shows the
+share of each early run's requests that did not complete (``failed_frac``): at saturation the
+benchmark client gives up on requests after 600 s and the test ends with requests in flight, so
+the measured throughput counts only finished requests while the server also worked on the others.
 
 Errors: throughput per GPU (input + output, cached input included) ``|projected / measured -
 1|``; realized hit rate ``|projected - measured|`` (absolute, server HBM hits); interactivity
@@ -22,7 +30,9 @@ Run: python benchmarks/validate_agentic.py
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,6 +43,16 @@ from tokenomics.workload import Workload, agentic_runs, workload
 
 GOAL_THROUGHPUT_FRAC = 0.25
 GOAL_HIT_ABS = 0.10
+_SOURCE = Path(__file__).resolve().parents[1].parent / "shared/data/inferencemax/agentic_mvp_b200_dsr1_fp4_offload/agg"
+
+
+def _failed_frac(run_id: str) -> float:
+    """Share of the run's requests that did not complete (NaN where the source file is absent)."""
+    path = _SOURCE / run_id
+    if not path.is_file():
+        return float("nan")
+    d = json.loads(path.read_text())
+    return 1.0 - d["num_requests_successful"] / d["num_requests_total"]
 
 
 def _config(run: pd.Series) -> ServingConfig:
@@ -73,6 +93,7 @@ def main() -> None:
             "intv_meas": run["interactivity_tok_per_s_per_user"], "intv_proj": p["interactivity_tok_per_s_per_user"],
             "ttft_meas_s": run["ttft_median_s"], "ttft_proj_s": p["ttft_s"],
             "in_flight": p["concurrency"], "kv_cap_mtok": p["kv_capacity_tokens"] / 1e6,
+            "failed_frac": _failed_frac(str(run["run_id"])),
         })
     elapsed = time.perf_counter() - t0
     res = pd.DataFrame(rows)
