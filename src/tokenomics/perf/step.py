@@ -232,6 +232,13 @@ class _Setup:
     GEMM-like rates)."""
 
 
+_SETUPS: dict[tuple[int, int, ServingConfig | None, RooflineFactors | None], tuple[Model, Hardware, _Setup]] = {}
+"""Resolved setups by (model identity, hardware identity, config, factors); catalog entries are
+frozen, so an entry's identity fixes its values (the entries themselves are kept, so identities
+are not reused while cached)."""
+_SETUPS_MAX = 4096
+
+
 def _resolve(
     model: Model | str, hardware: Hardware | str, config: ServingConfig | None, factors: RooflineFactors | None
 ) -> _Setup:
@@ -240,6 +247,21 @@ def _resolve(
 
     m = model_lookup(model) if isinstance(model, str) else model
     hw = hw_lookup(hardware) if isinstance(hardware, str) else hardware
+    try:
+        key = (id(m), id(hw), config, factors)
+        hit = _SETUPS.get(key)
+    except TypeError:  # unhashable factors: resolve without the cache
+        return _setup(m, hw, config, factors)
+    if hit is not None and hit[0] is m and hit[1] is hw:
+        return hit[2]
+    s = _setup(m, hw, config, factors)
+    if len(_SETUPS) >= _SETUPS_MAX:
+        _SETUPS.clear()
+    _SETUPS[key] = (m, hw, s)
+    return s
+
+
+def _setup(m: Model, hw: Hardware, config: ServingConfig | None, factors: RooflineFactors | None) -> _Setup:
     cfg = config if config is not None else ServingConfig()
     f = factors if factors is not None else default_factors(hw)
     w = cfg.weight_precision or canonical_precision(m.native_weight_precision)
@@ -852,7 +874,11 @@ def weight_bytes_per_gpu(
     >>> round(weight_bytes_per_gpu("llama-3.3-70b", "h100") / params, 3)  # BF16: 2 bytes per parameter
     2.0
     """
-    s = _resolve(model, hardware, config, None)
+    return _stored_weight_bytes(_resolve(model, hardware, config, None))
+
+
+def _stored_weight_bytes(s: _Setup) -> float:
+    """Weight bytes one accelerator stores (:func:`weight_bytes_per_gpu` of a resolved setup)."""
     a, cfg = s.a, s.cfg
     n = cfg.num_gpus
     attn_div = cfg.pp * cfg.attention_group
@@ -906,8 +932,12 @@ def max_concurrency(
     True
     """
     _check_lengths(isl_tokens, osl_tokens)
-    s = _resolve(model, hardware, config, factors)
-    weights = weight_bytes_per_gpu(s.model, s.hw, config=s.cfg)
+    return _capacity(_resolve(model, hardware, config, factors), float(isl_tokens), float(osl_tokens))
+
+
+def _capacity(s: _Setup, isl: float, osl: float) -> int:
+    """Return :func:`max_concurrency` of a resolved setup (lengths already checked)."""
+    weights = _stored_weight_bytes(s)
     usable = s.hw.hbm_capacity_bytes * s.f.usable_hbm_frac
     if weights > usable:
         raise ValueError(
@@ -916,7 +946,7 @@ def max_concurrency(
             f"{s.hw.hardware_id} ({s.hw.hbm_capacity_gb} GB x usable_hbm_frac="
             f"{s.f.usable_hbm_frac}); use more tensor/pipeline parallelism or narrower weights"
         )
-    kv_seq = kv_cache_bytes_per_sequence(s.model, float(isl_tokens + osl_tokens), s.kv_precision)
+    kv_seq = kv_cache_bytes_per_sequence(s.model, float(isl + osl), s.kv_precision)
     per_seq = kv_seq / (_kv_divisor(s) * s.cfg.pp)
     return int(np.floor((usable - weights) / per_seq))
 
@@ -998,8 +1028,13 @@ def roofline_points(
     batch = np.atleast_1d(np.asarray(concurrency, dtype=float))
     check_positive("concurrency", batch)
     s = _resolve(model, hardware, config, factors)
-    isl, osl = float(isl_tokens), float(osl_tokens)
-    b_max = max_concurrency(s.model, s.hw, isl_tokens=isl, osl_tokens=osl, config=s.cfg, factors=s.f)
+    return pd.DataFrame(_points(s, batch, float(isl_tokens), float(osl_tokens), check_capacity, cached_tokens))
+
+
+def _points(s: _Setup, batch: np.ndarray, isl: float, osl: float, check_capacity: bool = True,
+            cached_tokens: Any = 0.0) -> dict[str, Any]:
+    """Return the columns of :func:`roofline_points` for a resolved setup (inputs checked)."""
+    b_max = _capacity(s, isl, osl)
     if check_capacity and np.any(batch > b_max):
         raise ValueError(
             f"concurrency={batch.max():g} exceeds the memory capacity of one {s.cfg.label} replica "
@@ -1009,10 +1044,8 @@ def roofline_points(
         )
     cached = _check_cached(cached_tokens, isl, batch.shape)
     comp = _times(_work(s, batch, isl, osl, cached), s.f, s.hbm_bw)
-    out = pd.DataFrame({"concurrency": batch, **comp})
-    out["bound"] = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
-    out["max_concurrency"] = b_max
-    return out
+    bound = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
+    return {"concurrency": batch, **comp, "bound": bound, "max_concurrency": b_max}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,45 @@
+"""Resolved-setup reuse in the step physics: results follow the entries' values, not their names."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import tokenomics as tk
+from tokenomics.perf import RooflineFactors, ServingConfig, max_concurrency, roofline_points
+from tokenomics.perf import step
+
+
+def test_an_override_is_not_served_from_the_original_entry() -> None:
+    h100 = tk.hardware("h100")
+    cfg = ServingConfig(tp=4)
+    base = roofline_points("llama-3.3-70b", h100, [1.0, 64.0], config=cfg)
+    faster = h100.with_values(hbm_bandwidth_tb_per_s=2.0 * h100.hbm_bandwidth_tb_per_s)
+    fast = roofline_points("llama-3.3-70b", faster, [1.0, 64.0], config=cfg)
+    # batch 1 streams the weights: twice the bandwidth, less than the original step time
+    assert fast["step_time_s"].iloc[0] < 0.75 * base["step_time_s"].iloc[0]
+    again = roofline_points("llama-3.3-70b", h100, [1.0, 64.0], config=cfg)
+    np.testing.assert_array_equal(again["step_time_s"], base["step_time_s"])
+
+
+def test_factors_and_configs_are_part_of_the_key() -> None:
+    kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
+    small = max_concurrency("llama-3.3-70b", "h100", config=ServingConfig(tp=4),
+                            factors=RooflineFactors(usable_hbm_frac=0.5), **kw)
+    large = max_concurrency("llama-3.3-70b", "h100", config=ServingConfig(tp=4),
+                            factors=RooflineFactors(usable_hbm_frac=0.9), **kw)
+    wider = max_concurrency("llama-3.3-70b", "h100", config=ServingConfig(tp=8),
+                            factors=RooflineFactors(usable_hbm_frac=0.9), **kw)
+    assert small < large < wider
+
+
+def test_the_cache_is_bounded_and_keeps_its_entries_alive() -> None:
+    h100 = tk.hardware("h100")
+    for i in range(5):
+        hw = h100.with_values(hbm_capacity_gb=80.0 + i)
+        max_concurrency("llama-3.3-70b", hw, config=ServingConfig(tp=4))
+    gc.collect()
+    assert len(step._SETUPS) <= step._SETUPS_MAX
+    for m, hw, s in step._SETUPS.values():
+        assert s.model is m and s.hw is hw
