@@ -7,8 +7,7 @@ import gc
 import numpy as np
 
 import tokenomics as tk
-from tokenomics.perf import RooflineFactors, ServingConfig, max_concurrency, roofline_points
-from tokenomics.perf import step
+from tokenomics.perf import RooflineFactors, ServingConfig, max_concurrency, roofline_points, step
 
 
 def test_an_override_is_not_served_from_the_original_entry() -> None:
