@@ -41,4 +41,5 @@ def test_the_cache_is_bounded_and_keeps_its_entries_alive() -> None:
     gc.collect()
     assert len(step._SETUPS) <= step._SETUPS_MAX
     for m, hw, s in step._SETUPS.values():
-        assert s.model is m and s.hw is hw
+        assert s.model is m
+        assert s.hw is hw
