@@ -6,8 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenomics as tk
+from tests.properties.strategies import fractions
 from tokenomics.perf import RooflineFactors, ServingConfig, prefill_time_s
 from tokenomics.perf.operators import gemm_kernel
 from tokenomics.perf.step import DEFAULT_PREFILL_CHUNK_TOKENS, chunked_prefill_time_s
@@ -93,3 +96,12 @@ def test_vectorised_over_cached_tokens_and_monotone() -> None:
 def test_bad_input_is_refused(kwargs: dict[str, float], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         chunked_prefill_time_s("deepseek-r1", "b200", config=MLA_CFG, **kwargs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(isl=st.floats(1_000.0, 200_000.0), a=fractions, b=fractions, chunk=st.sampled_from([2048.0, 8192.0, 16384.0]))
+def test_more_cached_tokens_never_cost_more(isl: float, a: float, b: float, chunk: float) -> None:
+    lo, hi = sorted((a, b))
+    t_lo, t_hi = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=isl, cached_tokens=np.array([lo, hi]) * isl,
+                                        chunk_tokens=chunk, config=MLA_CFG)
+    assert t_hi <= t_lo * (1 + 1e-12)

@@ -1083,8 +1083,9 @@ def chunked_prefill_time_s(
     """Return the engine time of one request's chunked prefill at long context [s].
 
     An aggregated engine prefills the ``u = ISL - c`` uncached tokens of a prompt whose first
-    ``c`` tokens hit the prefix cache in ``k = ceil(u / C)`` steps of at most ``C`` tokens.
-    Chunk ``j`` attends to the prefix ``P_j = c + j C`` before it::
+    ``c`` tokens hit the prefix cache in steps of at most ``C`` tokens, ``k = max(u / C, 1)``
+    of them (the mean over prompt lengths of ``ceil(u / C)``, which keeps the time
+    non-increasing in ``c``). Chunk ``j`` attends to the prefix ``P_j = c + j C`` before it::
 
         t = t_linear(u) + t_attention + sum_j (t_reread(P_j) + t_expand(P_j))
 
@@ -1164,8 +1165,10 @@ def chunked_prefill_time_s(
     attn_rate = min(gemm_kernel(s.hw, "gemm", prec).max_flop_per_s, peak) * f.prefill_compute_eff_frac
     attn_flop = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
     t_attn = attn_flop / n / attn_rate * pp
-    # prefix tokens the k chunks see: sum_j (c + j C) = k c + C k (k - 1) / 2
-    k = np.ceil(np.maximum(u, 0.0) / chunk)
+    # prefix tokens the k chunks see: sum_j (c + j C) = k c + C k (k - 1) / 2, with k = u / C
+    # (at least one chunk): the mean over prompt lengths of the whole-chunk count
+    u_arr = np.maximum(np.asarray(u, dtype=float), 0.0)
+    k = np.where(u_arr > 0.0, np.maximum(u_arr / chunk, 1.0), 0.0)
     prefix_all = k * c + chunk * k * (k - 1.0) / 2.0
     per_token_kv = kv_cache_bytes_per_sequence(s.model, isl, s.kv_precision) / isl
     reread = np.maximum(prefix_all - c, 0.0) * per_token_kv / (_kv_divisor(s) * pp)
