@@ -106,6 +106,22 @@ def test_aggregated_step_serialises_long_context_prefill_by_hand() -> None:
     assert pts["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(82_000 * b / (2_000 * t_step) / 8, rel=1e-9)
 
 
+def test_dp_attention_ttft_is_the_requests_own_latency() -> None:
+    dpa = ServingConfig(tp=8, ep=8, dp_attention=True, weight_precision="fp4", kv_precision="fp8")
+    w = Workload(name="s", isl_tokens=80_000, osl_tokens=2_000, kind="sessions", cached_prefix_frac=0.9)
+    pts = session_points("deepseek-r1", "b200", 1.0, w, config=dpa, factors=IDEAL)
+    cached = 80_000 * float(pts["realized_cache_hit_frac"].iloc[0])
+    t_decode = decode_step_time_s("deepseek-r1", "b200", float(pts["concurrency"].iloc[0]), isl_tokens=80_000,
+                                  osl_tokens=2_000, config=dpa.model_copy(update={"disaggregated": True}),
+                                  factors=IDEAL)
+    own = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=80_000, cached_tokens=cached, config=dpa,
+                                 factors=IDEAL, latency=True)
+    cost = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=80_000, cached_tokens=cached, config=dpa,
+                                  factors=IDEAL)
+    assert own > 2 * cost
+    assert pts["ttft_s"].iloc[0] == pytest.approx(own + np.ceil((80_000 - cached) / 8192) * t_decode, rel=1e-6)
+
+
 def test_smaller_prefill_chunks_cost_throughput_at_saturation() -> None:
     w = workload("agentic-coding")
     big = session_points("deepseek-r1", "b200", 256.0, w, config=CFG, prefill_chunk_tokens=65_536.0)

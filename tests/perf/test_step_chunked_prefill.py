@@ -107,3 +107,21 @@ def test_more_cached_tokens_never_cost_more(isl: float, a: float, b: float, chun
     t_lo, t_hi = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=isl, cached_tokens=np.array([lo, hi]),
                                         chunk_tokens=chunk, config=MLA_CFG)
     assert t_hi <= t_lo * (1 + 1e-12)
+
+
+def test_dp_attention_latency_runs_attention_on_the_group_by_hand() -> None:
+    # TP8 with fully data-parallel attention: the replica's cost spreads the request's attention
+    # over 8 ranks, its own latency runs it on 1; the linear layers are the same in both
+    dpa = ServingConfig(tp=8, ep=8, dp_attention=True, weight_precision="fp4", kv_precision="fp8")
+    kw = {"isl_tokens": 100_000.0, "cached_tokens": 96_000.0, "config": dpa, "factors": IDEAL}
+    cost = chunked_prefill_time_s("deepseek-r1", "b200", **kw)
+    own = chunked_prefill_time_s("deepseek-r1", "b200", latency=True, **kw)
+    u, c, heads, layers = 4_000.0, 96_000.0, 128.0, 61.0
+    attn = 2.0 * heads * (192.0 + 128.0) * layers * (u * c + u * (u + 1) / 2) / _bf16_rate("b200")
+    expand = c * (2.0 * 512.0 * heads * 256.0 * layers / _bf16_rate("b200")
+                  + 4.0 * heads * 320.0 * layers / tk.hardware("b200").hbm_bandwidth_bytes_per_s)
+    assert own - cost == pytest.approx((attn + expand) * (1.0 - 1.0 / 8.0), rel=1e-6)
+    tp8 = chunked_prefill_time_s("deepseek-r1", "b200", latency=True, isl_tokens=100_000.0, cached_tokens=96_000.0,
+                                 config=MLA_CFG, factors=IDEAL)
+    assert tp8 == pytest.approx(chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=100_000.0,
+                                                       cached_tokens=96_000.0, config=MLA_CFG, factors=IDEAL))

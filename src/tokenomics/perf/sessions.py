@@ -16,8 +16,9 @@ by fixed-point iteration, for
   prefill, ``t_step = t_decode + B x tau / OSL x t_prefill``.
   ``t_prefill`` (:func:`~tokenomics.perf.step.chunked_prefill_time_s`) computes only the
   uncached tokens, with attention quadratic in the context run after (not under) the decode
-  kernels and every chunk re-reading its prefix; TTFT without queueing is
-  ``t_prefill + ceil(u / C) x t_decode``;
+  kernels and every chunk re-reading its prefix; TTFT without queueing is the request's own
+  prefill latency (under DP attention its attention runs on its group's ranks only) plus
+  ``ceil(u / C) x t_decode``;
 * ``busy = prefill + OSL x TPOT`` and the queueing wait from Little's law on the closed loop,
   ``wait = max(N / R - busy - idle, 0)`` with ``R`` requests/s, so that
   ``TTFT = prefill + wait``.
@@ -236,8 +237,9 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
     prefill of the ``b x tau / OSL`` prompts it completes,
     ``t_step = t_decode + b x tau / OSL x t_prefill``
     (:func:`~tokenomics.perf.step.chunked_prefill_time_s`: long-context attention runs after
-    the decode kernels, not under their memory traffic), and a prompt's TTFT is
-    ``t_prefill + ceil(u / C) x t_decode`` (each of its chunk steps also decodes the batch).
+    the decode kernels, not under their memory traffic), and a prompt's TTFT is its own
+    prefill latency (under DP attention on its group's ranks only) plus ``ceil(u / C) x
+    t_decode`` (each of its chunk steps also decodes the batch).
     Disaggregated configurations keep :func:`~tokenomics.perf.step.roofline_points`.
     """
     cached_arr = np.broadcast_to(np.asarray(cached, dtype=float), b.shape)
@@ -249,6 +251,12 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
                           check_capacity=False, cached_tokens=cached_arr)
     t_prefill = np.asarray(chunked_prefill_time_s(s.model, s.hw, isl_tokens=isl, cached_tokens=cached_arr,
                                                   chunk_tokens=chunk, config=s.cfg, factors=s.f), dtype=float)
+    if s.cfg.dp_attention:
+        t_own = np.asarray(chunked_prefill_time_s(s.model, s.hw, isl_tokens=isl, cached_tokens=cached_arr,
+                                                  chunk_tokens=chunk, config=s.cfg, factors=s.f, latency=True),
+                           dtype=float)
+    else:
+        t_own = t_prefill
     tau = s.cfg.tokens_per_step
     n = float(s.cfg.num_gpus)
     t_decode = pts["step_time_s"].to_numpy()
@@ -256,7 +264,7 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
     t_step = t_decode + prompts * t_prefill
     rate = b * tau / (osl * t_step)
     chunks = np.ceil(np.maximum(isl - cached_arr, 0.0) / chunk)
-    ttft = t_prefill + chunks * t_decode
+    ttft = t_own + chunks * t_decode
     tpot = t_step / tau
     pts["tpot_s"] = tpot
     pts["interactivity_tok_per_s_per_user"] = 1.0 / tpot

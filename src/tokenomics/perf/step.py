@@ -1079,6 +1079,7 @@ def chunked_prefill_time_s(
     chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
+    latency: bool = False,
 ) -> Any:
     """Return the engine time of one request's chunked prefill at long context [s].
 
@@ -1118,6 +1119,12 @@ def chunked_prefill_time_s(
         Parallelism and precisions.
     factors : RooflineFactors, optional
         Efficiencies (default: stated defaults of the hardware's family).
+    latency : bool, default False
+        ``False``: the replica's time the request costs (its attention spread over all ranks, as
+        concurrent requests spread over the data-parallel attention groups). ``True``: the
+        request's own prefill latency: under DP attention its attention, re-reads and
+        expansion run on its own group of ``attention_tp`` ranks only, ``tp / attention_tp``
+        times longer.
 
     Returns
     -------
@@ -1187,7 +1194,10 @@ def chunked_prefill_time_s(
         # expanded BF16 keys (nope + rope) and values, written once and read once
         expanded = 2.0 * 2.0 * heads * (nope + rope + v) * a.layers * prefix_all
         t_expand = (up_flop / gemm_rate + expanded / hbm) / n * pp
-    total = np.asarray(t_linear, dtype=float) + t_attn + t_reread + t_expand
+    context = t_attn + t_reread + t_expand
+    if latency:
+        context = context * (cfg.tp / cfg.attention_group)
+    total = np.asarray(t_linear, dtype=float) + context
     if np.ndim(cached_tokens) == 0:
         return float(total[0])
     return total.reshape(np.shape(cached_tokens))
