@@ -14,11 +14,14 @@ import tokenomics
 
 matplotlib.use("Agg")
 
-# Continuous integration replays the same examples on every run (a failure there is reproducible);
-# locally hypothesis explores new examples each time.
+# Hypothesis profiles, chosen with HYPOTHESIS_PROFILE (default "dev"; "ci" where CI is set):
+# dev explores new examples on every run; ci replays the same ones (a failure there is
+# reproducible); thorough runs ten times the examples of every property
+# (tests/properties/strategies.py: ``examples``), for a search before a release.
+settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+settings.register_profile("thorough", deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -47,3 +50,19 @@ def clean_catalogs() -> Iterator[None]:
     tokenomics.reset_catalogs()
     yield
     tokenomics.reset_catalogs()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, put the slow tests first so that the long units start early (tests/_scheduling.py)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadgroup``: keep the tests of a module-scoped fixture on one worker (tests/_scheduling.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests._scheduling import SharedFixtureScheduling
+
+    return SharedFixtureScheduling(config, log)

@@ -44,6 +44,23 @@ def test_arrays_broadcast_one_row_per_element():
                                                    "license_fee_frac": np.array([0.1, 0.2, 0.3])})
 
 
+def test_series_inputs_give_rows_indexed_like_them():
+    util = pd.Series([0.3, 0.6, 0.9], index=pd.Index(["night", "day", "peak"], name="period"))
+    rows = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": util})
+    pd.testing.assert_index_equal(rows.index, util.index)
+    # cost = 2 USD/GPU-hour / (1000 tok/s x 3600 s/h x utilization) x 1e6, row by row under its label
+    assert rows.loc["day", "cost_usd_per_mtok"] == pytest.approx(2.0 / 2.16)
+    assert rows.loc["peak", "utilization_frac"] == 0.9
+    fee = pd.Series([0.1, 0.2, 0.3], index=util.index)
+    both = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": util, "license_fee_frac": fee})
+    pd.testing.assert_index_equal(both.index, util.index)
+    with pytest.raises(ValueError, match="utilization_frac and license_fee_frac have different indexes"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": util,
+                                                   "license_fee_frac": fee.reset_index(drop=True)})
+    # arrays and scalars keep the default index
+    assert isinstance(evaluate(None, "gb200", workload=HALF, **GIVEN).index, pd.RangeIndex)
+
+
 def test_supply_is_the_cost_half_of_evaluate():
     full = evaluate("deepseek-r1", "gb200")
     cost = supply(tk.model("deepseek-r1"), tk.hardware("gb200"), workload=tk.workload())

@@ -322,17 +322,18 @@ def evaluate(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`CHAIN_COLUMNS`, one row per broadcast element.
+        Columns :data:`CHAIN_COLUMNS`, one row per broadcast element; indexed like the pandas
+        Series inputs where there are any (they must share one index).
 
     Raises
     ------
     KeyError
         Unknown model, hardware, workload, TCO name or price provider.
     ValueError
-        Out-of-range inputs; an input the path would ignore (an interactivity with an explicit
-        throughput, a throughput with a curve, a price provider with explicit prices, phase
-        throughputs with the price rule, contradictory TCO arguments); an interactivity outside
-        the curve (never extrapolated).
+        Out-of-range inputs; Series inputs with different indexes; an input the path would
+        ignore (an interactivity with an explicit throughput, a throughput with a curve, a price
+        provider with explicit prices, phase throughputs with the price rule, contradictory TCO
+        arguments); an interactivity outside the curve (never extrapolated).
 
     Examples
     --------
@@ -343,6 +344,15 @@ def evaluate(
     >>> round(float(row["gross_margin_frac"].iloc[0]), 4)
     -0.0407
     """
+    index = _series_index(
+        cost_usd_per_gpu_hour=cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu,
+        utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
+        license_usd_per_mtok=license_usd_per_mtok, license_usd_per_gpu_hour=license_usd_per_gpu_hour,
+        input_usd_per_mtok=input_usd_per_mtok, cached_input_usd_per_mtok=cached_input_usd_per_mtok,
+        output_usd_per_mtok=output_usd_per_mtok, facility_power_kw_per_accelerator=facility_power_kw_per_accelerator,
+        prefill_throughput_tok_per_s_per_gpu=prefill_throughput_tok_per_s_per_gpu,
+        decode_throughput_tok_per_s_per_gpu=decode_throughput_tok_per_s_per_gpu, cached_cost_ratio=cached_cost_ratio,
+        target_margin_frac=target_margin_frac)
     m = catalog.model(model) if isinstance(model, str) else model
     hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
     wl = workload_of(workload)
@@ -439,7 +449,25 @@ def evaluate(
     }
     for name, values in demand.items():
         rows[name] = np.broadcast_to(np.asarray(values, dtype=float), (n,))
-    return rows[list(CHAIN_COLUMNS)]
+    out = rows[list(CHAIN_COLUMNS)]
+    if index is not None and len(index) == n:
+        out.index = index
+    return out
+
+
+def _series_index(**inputs: Any) -> pd.Index | None:
+    """Return the index shared by the pandas Series among ``inputs`` (None without any); ValueError if they differ."""
+    index: pd.Index | None = None
+    first = ""
+    for name, value in inputs.items():
+        if not isinstance(value, pd.Series):
+            continue
+        if index is None:
+            index, first = value.index, name
+        elif not value.index.equals(index):
+            raise ValueError(f"pandas Series inputs {first} and {name} have different indexes; align them first "
+                             "(e.g. with Series.reindex)")
+    return index
 
 
 def supply(

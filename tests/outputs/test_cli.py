@@ -339,6 +339,18 @@ def test_tables_fit_the_terminal(capsys, monkeypatch, width, argv):
     assert "e+" not in out
 
 
+@pytest.mark.parametrize("width", [80, 100])
+def test_cost_table_shows_the_cost_per_mtok_by_default(capsys, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--hardware", "gb200", "--throughput", "10000")
+    assert rc == 0
+    header = " ".join(out.splitlines()[:2])
+    assert "[USD/Mtok]" in header
+    assert "cost_usd_per_mtok" not in out  # not among the columns left out
+    # b200: its TCO / (10000 tok/s x 3600 s x 0.6 / 1e6 = 21.6 Mtok per GPU-hour), 3 decimals
+    assert f"{tk.tco('b200', 'hyperscaler').usd_per_gpu_hour / 21.6:.3f}" in out.splitlines()[3]
+
+
 def test_columns_choose_what_is_shown(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "60")
     rc, out, _ = run(capsys, "hardware", "--columns", "name,tdp_w,hbm_bandwidth_tb_per_s")

@@ -6,15 +6,17 @@ import itertools
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenomics as tk
-from tests.properties.strategies import CHAIN_SYSTEMS, CHAIN_WORKLOADS, chain_interactivities, utilizations
+from tests.properties.strategies import CHAIN_SYSTEMS, CHAIN_WORKLOADS, chain_interactivities, examples, utilizations
 from tokenomics.chain import CHAIN_COLUMNS, evaluate
 
 
-@settings(max_examples=6, deadline=None, derandomize=True)
+@pytest.mark.slow
+@settings(max_examples=examples(6), deadline=None, derandomize=True)
 @given(
     hardware=st.lists(st.sampled_from(CHAIN_SYSTEMS), min_size=1, max_size=2, unique=True),
     workloads=st.lists(st.sampled_from(CHAIN_WORKLOADS), min_size=1, max_size=2, unique=True),

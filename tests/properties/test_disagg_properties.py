@@ -24,7 +24,7 @@ def _plan(prefill: str, decode: str, replicas: int, cap: float) -> ServingPlan:
                        prefill_max_utilization_frac=cap)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=strat.examples(25), deadline=None)
 @given(
     pair=st.sampled_from(PAIRS),
     replicas=st.integers(1, 6),
@@ -67,7 +67,7 @@ def test_plan_identities(pair: tuple[str, str], replicas: int, batch: float, cap
     assert row["ttft_s"] >= row["prefill_time_s"] + row["kv_transfer_s"]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=strat.examples(15), deadline=None)
 @given(scale=strat.growth_factors, batch=st.floats(1.0, 64.0))
 def test_faster_network_never_slows_the_first_token(scale: float, batch: float) -> None:
     base = tk.hardware("h200")

@@ -30,7 +30,7 @@ fixed = strat.fixed_fees
 factor = strat.scale_factors
 target = strat.target_margins
 
-SETTINGS = settings(max_examples=150, deadline=None)
+SETTINGS = settings(max_examples=strat.examples(150), deadline=None)
 
 
 @SETTINGS

@@ -18,7 +18,7 @@ def _dominates(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] >= b[0] and a[1] >= b[1] and (a[0] > b[0] or a[1] > b[1])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=strat.examples(200), deadline=None)
 @given(points)
 def test_frontier_properties(pts: list[tuple[float, float]]) -> None:
     x = np.array([p[0] for p in pts])
@@ -39,7 +39,7 @@ def test_frontier_properties(pts: list[tuple[float, float]]) -> None:
     assert np.all(np.diff(front["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)) < 0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=strat.examples(200), deadline=None)
 @given(points, st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=20))
 def test_interpolation_monotone_within_knots(pts: list[tuple[float, float]],
                                               fractions: list[float]) -> None:

@@ -21,7 +21,7 @@ def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
                          weight_precision="fp8", kv_precision="fp8")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=strat.examples(40), deadline=None)
 @given(
     model=st.sampled_from(MODELS),
     hw=st.sampled_from(HARDWARE),
@@ -39,7 +39,7 @@ def test_more_bandwidth_is_never_slower(model: str, hw: str, tp: int, dpa: bool,
     assert fast <= slow * (1 + 1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=strat.examples(40), deadline=None)
 @given(
     model=st.sampled_from(MODELS),
     hw=st.sampled_from(HARDWARE),
@@ -64,7 +64,7 @@ def test_larger_batch_raises_throughput_and_lowers_interactivity(
     assert np.all(np.diff(pts["interactivity_tok_per_s_per_user"]) < 0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=strat.examples(30), deadline=None)
 @given(model=st.sampled_from(MODELS), batch=st.floats(1.0, 64.0))
 def test_narrower_weights_never_slower(model: str, batch: float) -> None:
     m = tk.model(model)
@@ -80,7 +80,7 @@ ALL_MODELS = list(tk.catalog.model_table().index)
 ALL_HARDWARE = list(tk.catalog.hardware_table().index)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=strat.examples(60), deadline=None)
 @given(model=st.sampled_from(ALL_MODELS), hw=st.sampled_from(ALL_HARDWARE))
 def test_best_practice_precisions_never_widen_weights_and_match_the_hardware(model: str, hw: str) -> None:
     from tokenomics.perf import best_practice_precisions

@@ -29,7 +29,7 @@ def test_margin_bounded_above_by_the_share_left_after_the_fee(p: float, t: float
     assert tk.gross_margin_frac(p, t, u, k / 2, f, rho, fx) >= m - 1e-12 * max(1.0, abs(m))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=strat.examples(25), deadline=None)
 @given(
     st.lists(strat.utilizations, min_size=1, max_size=4, unique=True),
     st.lists(strat.throughputs, min_size=1, max_size=4, unique=True),

@@ -415,6 +415,11 @@ def _add_traffic_options(p: argparse.ArgumentParser) -> None:
                         "agentic-coding; default none)")
 
 
+COST_TABLE_FIRST = ("model_id", "hardware_id", "curve_kind", "throughput_tok_per_s_per_gpu", "cost_usd_per_gpu_hour",
+                    "cost_usd_per_mtok", "utilization_frac")
+"""Leading columns of the ``tokenomics cost`` table: the answer fits an 80-character terminal."""
+
+
 def _cmd_cost(args: argparse.Namespace) -> None:
     _fraction("--utilization", args.utilization, open_low=True)
     _check_workload_flags(args)
@@ -429,6 +434,8 @@ def _cmd_cost(args: argparse.Namespace) -> None:
     frame = pd.concat(frames, ignore_index=True)
     if args.format == "table":
         shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
+        first = [c for c in COST_TABLE_FIRST if c in shown.columns]
+        shown = shown[first + [c for c in shown.columns if c not in first]]
         with pd.option_context("display.float_format", _number):
             _emit(shown, "table", index=False)
         return

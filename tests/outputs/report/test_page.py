@@ -150,6 +150,7 @@ def report_path(tmp_path_factory) -> Path:
     return write_report(tmp_path_factory.mktemp("browser") / "report", OPTIONS, progress=False, png=False)
 
 
+@pytest.mark.slow
 def test_report_in_headless_chromium(report_path, tmp_path):
     with _browser(tmp_path) as page:
         page.call("Runtime.enable")
