@@ -48,8 +48,10 @@ class RooflineFactors(BaseModel):
     step_overhead_s : float
         Fixed time per decode step: scheduling, sampling, launch gaps [s], >= 0.
     layer_latency_s : float
-        Fixed time per layer per decode step: kernel launches and small-kernel latency that
-        no bandwidth or FLOP rate explains (dominant at batch 1) [s], >= 0.
+        Fixed time per dense GQA layer per decode step: kernel launches and small-kernel
+        latency that no bandwidth or FLOP rate explains (dominant at batch 1) [s], >= 0.
+        Other layers cost it in proportion to their kernel count
+        (:func:`tokenomics.perf.step.layer_kernel_units`).
     collective_latency_s : float
         Latency of one collective (all-reduce, all-to-all) [s], >= 0.
     usable_hbm_frac : float

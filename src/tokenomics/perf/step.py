@@ -5,7 +5,10 @@ A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the 
 * **decode step** (one token round for every running sequence)::
 
       t_stage = max(t_compute, t_memory) + t_comm
-      t_step  = pp x t_stage + t_overhead + layers x t_layer
+      t_step  = pp x t_stage + t_overhead + layer units x t_layer
+
+  with ``layer units`` the layers weighted by their kernel count per decode step relative to a
+  dense GQA layer (:func:`layer_kernel_units`: MLA attention and MoE blocks launch more kernels).
 
   ``t_memory = (weight bytes read + KV bytes read) / (HBM bandwidth x eff_hbm)``; weight bytes
   are the attention and other always-read weights plus, for MoE layers, the *distinct* experts
@@ -425,6 +428,9 @@ class _Work:
     """Operator mode: its FLOP time only (weights amortised over a batch of prompts) [s]."""
     op_prefill_comm_s: Any
     op_prefill_comm_latency_s: Any
+    layer_units: Any
+    """Layers of the model weighted by their kernel count relative to a dense GQA layer
+    (:func:`layer_kernel_units`): the multiplier of ``layer_latency_s``."""
     pp: Any
     layers: Any
     tokens_per_step: Any
@@ -478,6 +484,52 @@ def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flop_s = flop_s + mk.time_s(f_moe, 0.0, m_moe)
         total = total + mk.time_s(f_moe, w_moe, m_moe) + a.moe_layers / pp * mk.launch_s
     return flop_s, total
+
+
+REFERENCE_LAYER_KERNELS: float = 10.0
+"""Kernels of one decode step of a dense GQA transformer layer: norm, QKV projection, rotary
+embedding and KV write, attention, output projection, residual/all-reduce, norm, gate-up
+projection, activation, down projection. ``layer_latency_s`` is the fixed time of such a layer."""
+_ATTENTION_KERNELS = {"mla": 11.0}
+"""Attention-block kernels per decode layer where they differ from GQA's 6: MLA adds the query
+down projection and its norm, the key-value down projection and its norm and the absorbed
+up-projection batched GEMMs (DeepSeek-V3 report, arXiv:2412.19437, section 2.1.1)."""
+_GQA_ATTENTION_KERNELS = 6.0
+_DENSE_FFN_KERNELS = 4.0
+_MOE_FFN_KERNELS = 7.0
+"""MoE block: norm, router GEMM, top-k, two grouped expert GEMMs, activation, combine."""
+_SHARED_EXPERT_KERNELS = 3.0
+
+
+def layer_kernel_units(model: Model) -> float:
+    """Return the model's layers weighted by their kernel count per decode step.
+
+    A decode step launches a fixed sequence of small kernels per layer; at small batch their
+    fixed cost (launch, prologue, synchronisation) dominates. A dense GQA layer counts 1
+    (:data:`REFERENCE_LAYER_KERNELS` kernels); an MLA attention block, an MoE block and shared
+    experts count their own kernels.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model.
+
+    Returns
+    -------
+    float
+        Kernel-weighted layer count [dense-GQA-layer equivalents].
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> layer_kernel_units(tk.model("llama-3.3-70b"))  # 80 dense GQA layers
+    80.0
+    """
+    a = arch(model)
+    attn = _ATTENTION_KERNELS.get(model.attention_type, _GQA_ATTENTION_KERNELS)
+    moe = _MOE_FFN_KERNELS + (_SHARED_EXPERT_KERNELS if (model.shared_experts or 0) > 0 else 0.0)
+    kernels = a.layers * attn + a.moe_layers * moe + (a.layers - a.moe_layers) * _DENSE_FFN_KERNELS
+    return float(kernels / REFERENCE_LAYER_KERNELS)
 
 
 def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
@@ -558,6 +610,7 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
         op_prefill_flop_s=one(p_flop_s) + p_attn_s,
         op_prefill_comm_s=one(op_p_comm),
         op_prefill_comm_latency_s=op_p_lat,
+        layer_units=layer_kernel_units(s.model),
         pp=pp,
         layers=a.layers,
         tokens_per_step=cfg.tokens_per_step,
@@ -573,7 +626,7 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     pp = wk.pp
     b, tau, isl, osl, n = wk.batch, wk.tokens_per_step, wk.isl, wk.osl, wk.num_gpus
     disagg = np.asarray(wk.disaggregated, dtype=bool)
-    fixed = f.step_overhead_s + wk.layers * f.layer_latency_s
+    fixed = f.step_overhead_s + wk.layer_units * f.layer_latency_s
     # aggregated: the prompts of the B x tau / OSL requests a step completes ride along with it
     # (chunked prefill), per pipeline stage
     prompts = np.where(disagg, 0.0, b * tau / osl)
@@ -664,7 +717,7 @@ def decode_step_time_s(
 ) -> Any:
     """Return the time of one decode step of a replica serving ``concurrency`` sequences.
 
-    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layers x t_layer`` (see the
+    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layer units x t_layer`` (see the
     module notes for each term). With aggregated serving (the default) the step also carries its
     share of chunked prefill, ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to
     ``t_compute``). The time per output token is ``t_step / config.tokens_per_step``. Memory
