@@ -1,4 +1,5 @@
-"""Resolved-setup reuse in the step physics: results follow the entries' values, not their names."""
+"""Step physics: resolved-setup reuse (results follow the entries' values, not their names) and the
+fixed per-layer time by kernel count."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import gc
 
 import numpy as np
 
+import pytest
+
 import tokenomics as tk
 from tokenomics.perf import RooflineFactors, ServingConfig, max_concurrency, roofline_points, step
+from tokenomics.perf.step import decode_step_time_s, layer_kernel_units
 
 
 def test_an_override_is_not_served_from_the_original_entry() -> None:
@@ -43,3 +47,24 @@ def test_the_cache_is_bounded_and_keeps_its_entries_alive() -> None:
     for m, hw, s in step._SETUPS.values():
         assert s.model is m
         assert s.hw is hw
+
+
+def test_layer_kernel_units_by_hand() -> None:
+    # dense GQA layer = 10 kernels = 1 unit; GQA attention 6, MLA attention 11, dense FFN 4,
+    # MoE block 7, shared expert 3 more
+    assert layer_kernel_units(tk.model("llama-3.3-70b")) == pytest.approx(80.0)  # 80 x (6 + 4) / 10
+    # DeepSeek-R1: 61 MLA layers, 58 MoE layers with a shared expert, 3 dense-FFN layers
+    assert layer_kernel_units(tk.model("deepseek-r1")) == pytest.approx((61 * 11 + 58 * 10 + 3 * 4) / 10)
+    # gpt-oss-120b: 36 GQA layers, all MoE without shared experts
+    assert layer_kernel_units(tk.model("gpt-oss-120b")) == pytest.approx((36 * 6 + 36 * 7) / 10)
+
+
+def test_fixed_layer_time_scales_with_kernel_units() -> None:
+    ideal = RooflineFactors.ideal()
+    slow = ideal.model_copy(update={"layer_latency_s": 1e-3})
+    cfg = ServingConfig(tp=8, ep=8, weight_precision="fp8", kv_precision="fp8")
+    for name in ("deepseek-r1", "gpt-oss-120b"):
+        m = tk.model(name)
+        extra = (decode_step_time_s(m, "b200", 1.0, config=cfg, factors=slow)
+                 - decode_step_time_s(m, "b200", 1.0, config=cfg, factors=ideal))
+        assert extra == pytest.approx(layer_kernel_units(m) * 1e-3)
