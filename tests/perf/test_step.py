@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 
 import numpy as np
-
 import pytest
 
 import tokenomics as tk
