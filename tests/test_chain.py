@@ -35,6 +35,16 @@ def test_evaluate_by_hand():
     assert list(evaluate(None, "gb200", workload=HALF, **GIVEN).columns) == list(CHAIN_COLUMNS)
 
 
+def test_energy_columns_by_hand():
+    row = evaluate(None, "gb200", workload=HALF, **GIVEN).iloc[0]
+    kw = row["facility_power_kw_per_accelerator"]
+    assert kw > 0  # the catalog's IT power x PUE
+    # J/token = kW x 1000 / (1000 tok/s x 0.6); tok/s/MW = 1000 x 0.6 x 1000 / kW
+    assert row["energy_j_per_token"] == pytest.approx(kw * 1000 / 600)
+    assert row["tok_per_s_per_mw"] == pytest.approx(600 * 1000 / kw)
+    assert row["profit_usd_per_mw_year"] == pytest.approx(-0.11 * 8760 * 1000 / kw)
+
+
 def test_arrays_broadcast_one_row_per_element():
     rows = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "utilization_frac": np.array([0.3, 0.6, 0.9])})
     assert len(rows) == 3

@@ -163,3 +163,41 @@ def test_version_has_its_own_module():
     assert tokenomics.__version__ == __version__
     assert not any(base == "tokenomics" and "__version__" in names
                    for name in MODULES for base, names, _, _ in _imports(name))
+
+
+LAYERS: dict[str, int] = {
+    "<root>": 8, "outputs": 8,  # entry points: the public namespace, compare tables, report, CLI
+    "analysis": 7,  # scenario, sweep, sensitivity, Monte Carlo, fleet: built on the chain
+    "chain": 6,  # the one evaluation path
+    "perf": 5, "curves": 5,  # throughput: projections and measured curves use each other
+    "cost": 4,
+    "workload": 3, "memory": 3,
+    "economics": 2,  # pure kernels
+    "catalog": 1,
+    "units": 0, "_validate": 0, "_numeric": 0, "precision": 0, "_version": 0,
+}
+"""Layer of each top-level package or module: imports go to the same layer or below, never up."""
+
+
+def _layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "<root>"
+
+
+def test_every_package_has_a_layer():
+    assert {_layer_of(m) for m in MODULES} <= set(LAYERS)
+
+
+def test_imports_never_go_up_the_chain():
+    # e.g. analysis.montecarlo must not import outputs.compare: analysis sits below the outputs
+    upward = sorted(
+        f"{src} -> {dst}" for src, targets in _graph().items() for dst in targets
+        if LAYERS[_layer_of(dst)] > LAYERS[_layer_of(src)]
+    )
+    assert upward == []
+
+
+def test_layer_rule_catches_an_upward_import():
+    graph = {"tokenomics.analysis.x": {"tokenomics.outputs.compare"}}
+    assert [(s, d) for s, ts in graph.items() for d in ts
+            if LAYERS[_layer_of(d)] > LAYERS[_layer_of(s)]] == [("tokenomics.analysis.x", "tokenomics.outputs.compare")]

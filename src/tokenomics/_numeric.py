@@ -22,9 +22,11 @@ DataArrays, is refused (no silent positional alignment).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, ParamSpec, TypeVar
 
@@ -42,6 +44,7 @@ __all__ = [
     "kernel",
     "lazy_raise_where",
     "prepare",
+    "trusted_inputs",
 ]
 
 Check = Callable[[str, Any], None]
@@ -52,6 +55,31 @@ Mode = Literal["scalar", "array", "series", "dask", "xarray"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+_TRUSTED: ContextVar[bool] = ContextVar("tokenomics_trusted_inputs", default=False)
+
+
+@contextlib.contextmanager
+def trusted_inputs() -> Iterator[None]:
+    """Skip the element-wise input checks of the kernels called inside; the finite-result guard stays.
+
+    For a caller that constructs every input inside its valid range (e.g. Monte Carlo draws by
+    inverse CDF truncated to the range, with the base values checked once by a validating call):
+    the checks would only repeat what the construction guarantees. Per thread (a context variable).
+
+    Examples
+    --------
+    >>> from tokenomics.economics import cost_per_mtok
+    >>> with trusted_inputs():
+    ...     round(cost_per_mtok(1.48, 55.6, 1.0), 2)
+    7.39
+    """
+    token = _TRUSTED.set(True)
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
 
 
 def kernel(func: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -328,6 +356,7 @@ def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]
         return _prepare_xarray(names, values, checks)
     index: pd.Index | None = None
     is_array = False
+    trusted = _TRUSTED.get()
     arrays: list[Any] = []
     for name, value, check in zip(names, values, checks, strict=True):
         if isinstance(value, pd.Series):
@@ -347,7 +376,7 @@ def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]
             arr = _as_float(name, value)
             is_array = is_array or arr.ndim > 0
         arrays.append(_apply_check(name, arr, check) if is_dask(arr) else arr)
-        if not is_dask(arr) and check is not None:
+        if not is_dask(arr) and check is not None and not trusted:
             check(name, value)
     eager = [(n, a) for n, a in zip(names, arrays, strict=True) if not is_dask(a)]
     try:

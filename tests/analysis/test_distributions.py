@@ -7,7 +7,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tokenomics.analysis.distributions import Spread, bounded, load_spreads, spread_for
+from tokenomics.analysis.distributions import (
+    ColumnSampler,
+    Spread,
+    bounded,
+    check_plausible_distribution,
+    load_spreads,
+    spread_for,
+)
 from tokenomics.catalog import data_dir
 
 
@@ -108,3 +115,26 @@ def test_bundled_spreads_load():
     s = load_spreads()
     assert len(s) > 10
     assert all(math.isfinite(x.low_mult) for x in s["spread"])
+
+
+def test_column_sampler_matches_each_distribution_alone():
+    dists = [bounded("a", Spread("lognormal", 0.7, 1.4).around(3.0)),
+             bounded("b", Spread("normal", 0.5, 1.5).around(2.0), 0.0, 1.0 * 10),  # truncated at 0
+             bounded("c", stats.uniform(0.4, 0.4), 0.0, 1.0),
+             bounded("d", Spread("triangular", 0.8, 1.3, 1.0).around(1.0))]
+    u = np.random.default_rng(0).random((4, 500))
+    x = ColumnSampler(dists).ppf(u)
+    for j, d in enumerate(dists):
+        np.testing.assert_allclose(x[j], d.ppf(u[j]), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("name", "dist", "kw", "match"), [
+    ("utilization_frac", stats.uniform(50, 20), {"fraction": True}, "percent"),
+    ("input_usd_per_mtok", stats.lognorm(0.1, scale=5e-7), {"low": 1e-3, "high": 1e3, "unit": "USD/Mtok"},
+     "plausible range"),
+    ("input_usd_per_mtok", 5e4, {"low": 1e-3, "high": 1e3, "unit": "USD/Mtok"}, "plausible range"),
+])
+def test_implausible_medians_are_unit_slips(name, dist, kw, match):
+    with pytest.raises(ValueError, match=f"{name}.*{match}"):
+        check_plausible_distribution(name, dist, **kw)
+    check_plausible_distribution(name, stats.uniform(0.4, 0.4), **kw)  # a plausible one passes

@@ -56,6 +56,16 @@ def test_license_fee_and_energy_columns():
     assert f["profit_usd_per_mw_year"] == pytest.approx(f["profit_usd_per_day"] * 365 / (10 * 1.5e-3), rel=1e-12)
 
 
+def test_energy_columns_are_there_and_unknown_without_a_power():
+    from tokenomics.analysis.fleet import FLEET_COLUMNS
+
+    f = fleet_per_day(8e8, 0.0, 2e8, 2000.0, 0.6, 2.0, 0.5, 2.0)
+    assert list(f.columns) == list(FLEET_COLUMNS)
+    assert f[["energy_j_per_token", "tok_per_s_per_mw", "profit_usd_per_mw_year"]].isna().all(axis=None)
+    d = serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    assert {"energy_j_per_token", "tok_per_s_per_mw", "profit_usd_per_mw_year"} <= set(d.columns)
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="part of the input"):
         fleet_per_day(1e8, 2e8, 1e8, 1000.0, 0.5, 2.0, 1.0, 2.0)

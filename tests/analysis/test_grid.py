@@ -38,3 +38,18 @@ def test_infeasible_break_even_is_nan_and_stated():
     assert "NaN where" in ds["breakeven_utilization_frac"].attrs["description"]
     with pytest.raises(ValueError, match="utilization_frac"):
         economics_grid(1.0, 1000.0, [0.5, 60.0], 2.0)
+
+
+def test_energy_variables_by_hand_and_unknown_without_a_power():
+    ds = economics_grid(2.0, 1000.0, [0.5, 1.0], 4.0, facility_power_kw_per_accelerator={"a": 1.5, "b": 1.0})
+    # J/token = kW x 1000 / (throughput x u): 1500 / 500 = 3
+    assert float(ds["energy_j_per_token"].sel(facility_power_kw_per_accelerator="a", utilization_frac=0.5)) == \
+        pytest.approx(3.0)
+    assert float(ds["tok_per_s_per_mw"].sel(facility_power_kw_per_accelerator="b", utilization_frac=1.0)) == \
+        pytest.approx(1e6)
+    profit = float(ds["profit_usd_per_gpu_hour"].sel(utilization_frac=1.0))
+    assert float(ds["profit_usd_per_mw_year"].sel(facility_power_kw_per_accelerator="b", utilization_frac=1.0)) == \
+        pytest.approx(profit * 8760 * 1000)
+    plain = economics_grid(2.0, 1000.0, [0.5, 1.0], 4.0)
+    assert set(GRID_VARIABLES) <= set(plain.data_vars)
+    assert bool(plain["energy_j_per_token"].isnull().all())

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tokenomics.analysis.montecarlo import monte_carlo
+from tokenomics.analysis.montecarlo import METRICS, SKETCH_BUCKETS, monte_carlo
 from tokenomics.cost.tco import itemised_tco_usd_per_gpu_hour
 
 K_A, T_A, K_B, T_B = 3.0, 2000.0, 2.0, 1000.0
@@ -83,6 +83,8 @@ def test_dask_chunks_agree_with_memory_and_stay_summaries():
         monte_carlo(_base(), n_draws=3000, backend="dask", method="sobol", **kw)
     with pytest.raises(ValueError, match="rerun with target_margin_frac"):
         lazy.prob_margin_above(0.5)
+    with pytest.raises(ValueError, match="method"):
+        monte_carlo(_base(), n_draws=1024, method="halton")
 
 
 def test_catalog_spreads_vary_tco_around_the_catalog_value():
@@ -140,7 +142,135 @@ def test_band_moves_projected_rows_only():
 @pytest.mark.slow
 def test_model_name_runs_compare_through_the_chain():
     r = monte_carlo("deepseek-r1", ["gb200", "tpu-v7"], interactivity_tok_per_s_per_user=[50.0], n_draws=256,
-                    utilization_frac=stats.uniform(0.4, 0.4))
+                    utilization_frac=stats.uniform(0.4, 0.4), workload="1k/1k")
     assert set(r.problem.cases["hardware_id"]) == {"gb200-nvl72", "tpu-v7"}
+    assert set(r.problem.cases["workload"]) == {"1k/1k"}
+    assert (r.fan("energy_j_per_token")["p50"] > 0).all()  # catalog systems know their facility power
     assert 0.0 <= r.cheaper_frac.loc["tpu-v7", "gb200-nvl72"] <= 1.0
     assert any(p.name.startswith("capex:") for p in r.problem.params)
+
+
+# --- summaries from sufficient statistics -------------------------------------------------------
+
+
+def test_sketch_quantiles_within_the_stated_error_of_the_draws():
+    from tokenomics.analysis.montecarlo import SKETCH_RELATIVE_ERROR
+
+    base = _base(facility_power_kw_per_accelerator=[1.5, 1.2], throughput_low_tok_per_s_per_gpu=[0.62 * T_A, np.nan],
+                 throughput_high_tok_per_s_per_gpu=[1.37 * T_A, np.nan])
+    r = monte_carlo(base, n_draws=5000, seed=4, utilization_frac=stats.uniform(0.3, 0.6),
+                    license_fee_frac=stats.uniform(0.0, 0.3))
+    for metric in METRICS:
+        draws = r.draws[metric].to_numpy().astype(float)
+        for j, case in enumerate(r.labels):
+            col = draws[:, j][np.isfinite(draws[:, j])]
+            for q in (0.05, 0.5, 0.95):
+                exact = np.quantile(col, q, method="inverted_cdf")  # order statistic of rank ceil(q N)
+                got = _stat(r, case, metric, f"p{round(q * 100)}")
+                # float32 draws add 2**-24 of rounding on top of the sketch's half-bucket
+                assert got == pytest.approx(exact, rel=SKETCH_RELATIVE_ERROR + 1e-6), (metric, case, q)
+            assert _stat(r, case, metric, "mean") == pytest.approx(col.mean(), rel=1e-6, abs=1e-9)
+            assert _stat(r, case, metric, "std") == pytest.approx(col.std(), rel=1e-5, abs=1e-9)
+
+
+def test_energy_metrics_by_hand_and_unknown_without_a_power_figure():
+    # energy = kW * 1000 / (T * u): E = 1500 / 2000 * E[1/u], E[1/u] = ln(0.8 / 0.4) / 0.4
+    r = monte_carlo(_base(facility_power_kw_per_accelerator=[1.5, np.nan]), n_draws=4096,
+                    utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False)
+    assert _stat(r, "a", "energy_j_per_token", "mean") == pytest.approx(1500 / T_A * math.log(2.0) / 0.4, rel=1e-3)
+    # tok/s/MW = T * u * 1000 / kW: mean T * 0.6 * 1000 / 1.5
+    assert _stat(r, "a", "tok_per_s_per_mw", "mean") == pytest.approx(T_A * 0.6 * 1000 / 1.5, rel=1e-3)
+    for metric in ("energy_j_per_token", "tok_per_s_per_mw", "profit_usd_per_mw_year"):
+        assert _stat(r, "b", metric, "finite_frac") == 0.0
+        assert math.isnan(_stat(r, "b", metric, "p50"))
+
+
+def test_cheapest_shares_add_up_per_interactivity():
+    base = _base(throughput_low_tok_per_s_per_gpu=[0.62 * T_A, 0.62 * T_B],
+                 throughput_high_tok_per_s_per_gpu=[1.37 * T_A, 1.37 * T_B])
+    r = monte_carlo(base, n_draws=2048, seed=1)
+    assert r.cheapest_frac.sum() == pytest.approx(1.0)
+    assert r.cheapest_frac["a"] == pytest.approx(r.cheaper_frac.loc["a", "b"])
+
+
+def test_dask_tree_reduction_equals_the_in_memory_run():
+    pytest.importorskip("dask")
+    kw = {"utilization_frac": stats.uniform(0.4, 0.4), "license_fee_frac": stats.uniform(0.0, 0.3),
+          "catalog_spreads": False}
+    for method in ("sobol", "random"):
+        mem = monte_carlo(_base(), n_draws=2**17, method=method, keep_draws=False, **kw)
+        lazy = monte_carlo(_base(), n_draws=2**17, method=method, backend="dask", chunk_draws=2**15, **kw)
+        # the draws depend on the draw index only: same statistics, whatever the split
+        pd.testing.assert_frame_equal(mem.summary, lazy.summary, rtol=1e-9)
+        pd.testing.assert_frame_equal(mem.cheaper_frac, lazy.cheaper_frac)
+
+
+@pytest.mark.slow
+def test_dask_memory_does_not_grow_with_the_number_of_draws():
+    pytest.importorskip("dask")
+    import tracemalloc
+
+    kw = {"utilization_frac": stats.uniform(0.4, 0.4), "catalog_spreads": False, "method": "random",
+          "backend": "dask", "chunk_draws": 2**15}
+    peaks = []
+    for n in (2**17, 2**20):
+        tracemalloc.start()
+        monte_carlo(_base(), n_draws=n, **kw)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    # 8x the draws (4 -> 32 chunks) add one level to the merge tree: at most split_every (8) more
+    # partial statistics held, not the per-draw results (7 metrics x 2 cases x 8 bytes: 117 MB at 2**20)
+    size = len(METRICS) * 2 * (SKETCH_BUCKETS + 2) * 8  # counts, sum and sum of squares per metric and case
+    assert peaks[1] - peaks[0] <= 9 * size
+    assert peaks[1] < 64e6
+
+
+def test_no_draws_kept_on_request():
+    r = monte_carlo(_base(), n_draws=1024, keep_draws=False, catalog_spreads=False)
+    assert r.draws is None
+    with pytest.raises(ValueError, match="keep_draws=False"):
+        r.prob_margin_above(0.1)
+
+
+# --- unit slips and truncation ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"utilization_frac": stats.uniform(50, 20)}, "utilization_frac.*percent"),
+    ({"utilization_frac": 60.0}, "utilization_frac.*percent"),
+    ({"license_fee_frac": stats.norm(30, 5)}, "license_fee_frac.*percent"),
+    ({"output_usd_per_mtok": stats.lognorm(0.2, scale=2.19e-6)}, "output_usd_per_mtok.*plausible"),
+    ({"input_usd_per_mtok": 5.5e-7}, "input_usd_per_mtok.*plausible"),
+    ({"input_usd_per_mtok": stats.uniform(2e3, 1e3)}, "input_usd_per_mtok.*plausible"),
+    ({"output_usd_per_mtok": stats.uniform(-5.0, 1.0)}, "output_usd_per_mtok: the distribution has no probability"),
+    ({"output_usd_per_mtok": stats.norm(-0.1, 1.0)}, "output_usd_per_mtok: only"),
+])
+def test_unit_slips_and_spreads_outside_the_range_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        monte_carlo(_base(), n_draws=64, **kwargs)
+
+
+def test_a_spread_that_would_go_negative_is_truncated():
+    # normal(2.19, 1.5): 7 % of it lies below 0; the draws are truncated to > 0, not clipped to 0
+    r = monte_carlo(_base(), n_draws=4096, output_usd_per_mtok=stats.norm(2.19, 1.5), catalog_spreads=False)
+    margin = r.draws["gross_margin_frac"].to_numpy()
+    assert np.isfinite(margin).all()
+    assert (r.summary.loc[r.summary["metric"] == "breakeven_price_usd_per_mtok", "p5"] > 0).all()
+    p = r.problem.params[0].dist.ppf(np.linspace(0.0, 0.999, 1000))
+    # inverse CDF on the valid part [0, inf): strictly increasing, no mass piled at the bound
+    assert p[0] == pytest.approx(0.0, abs=1e-12)
+    assert (np.diff(p) > 0).all()
+
+
+def test_interactivity_in_seconds_is_refused_before_any_evaluation():
+    with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user=0\.02"):
+        monte_carlo("deepseek-r1", ["b200"], interactivity_tok_per_s_per_user=0.02)
+
+
+def test_workload_and_kv_offload_are_keywords_of_their_own():
+    with pytest.raises(ValueError, match="workload"):
+        monte_carlo(_base(), workload="1k/1k")
+    with pytest.raises(ValueError, match="kv_offload"):
+        monte_carlo(_base(), kv_offload="dram")
+    with pytest.raises(ValueError, match="give workload= to monte_carlo directly"):
+        monte_carlo("deepseek-r1", ["b200"], compare_options={"workload": "1k/1k"})

@@ -20,6 +20,17 @@ range (sampled by inverse CDF on the part of its support inside it, so quasi-Mon
 stay stratified), provided at least half of its probability lies inside; with less it is
 *refused* (``ValueError`` naming the parameter: the spread is stated on the wrong scale), and a
 distribution with no probability in the range raises, naming the parameter.
+
+**Unit slips.** A user distribution is also checked against its parameter's *plausible* range
+(:func:`check_plausible_distribution`): a fraction whose median lies in (1, 100] is a percent
+(60 for 0.60), a price whose median lies outside the vocabulary's plausible range of
+``data/parameters.csv`` is a $/token figure given as $/Mtok (or the reverse); both raise
+``ValueError`` naming the parameter.
+
+**Sampling many inputs at once.** :class:`ColumnSampler` maps an (inputs, draws) matrix of
+uniform numbers to draws of every input with one vectorised inverse CDF per distribution family
+(normal and lognormal spreads of all systems in one call), so the cost does not grow with a
+Python loop over systems.
 """
 
 from __future__ import annotations
@@ -40,9 +51,11 @@ __all__ = [
     "MIN_MASS_IN_RANGE",
     "SPREAD_KINDS",
     "Bounded",
+    "ColumnSampler",
     "Scaled",
     "Spread",
     "bounded",
+    "check_plausible_distribution",
     "load_spreads",
     "spread_for",
 ]
@@ -312,6 +325,139 @@ def bounded(
             "quantity"
         )
     return Bounded(name, dist, lo, hi, c_lo, c_hi)
+
+
+class ColumnSampler:
+    """Draws of many truncated distributions from one matrix of uniform numbers (one row per input).
+
+    Spread-based normal and lognormal inputs (the catalog spreads of every system) share one
+    vectorised inverse CDF, ``x = clip(g(mu + sigma * ndtri(F_lo + u * (F_hi - F_lo))), low, high)``
+    with ``g = exp`` for lognormal and identity for normal; any other distribution uses its own
+    ``ppf`` (column by column).
+
+    Parameters
+    ----------
+    dists : sequence of Bounded
+        One distribution per column of the uniform matrix.
+
+    Examples
+    --------
+    >>> s = ColumnSampler([bounded("a", Spread("lognormal", 0.8, 1.25).around(2.0)),
+    ...                    bounded("b", stats.uniform(0.4, 0.4), 0.0, 1.0)])
+    >>> np.round(s.ppf(np.array([[0.5], [0.5]])), 6).tolist()
+    [[2.0], [0.6]]
+    """
+
+    def __init__(self, dists: list[Bounded]) -> None:
+        self.dims = len(dists)
+        self.groups: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                np.ndarray]] = []
+        self.other: list[tuple[int, Bounded]] = []
+        families: dict[str, list[tuple[int, float, float, Bounded]]] = {"lognormal": [], "normal": []}
+        for j, b in enumerate(dists):
+            d = b.dist
+            if isinstance(d, Scaled) and isinstance(d.dist, _FastMultiplier) and d.dist.kind in families:
+                if d.dist.kind == "lognormal":
+                    families["lognormal"].append((j, math.log(d.value) + d.dist.a, d.dist.b, b))
+                else:
+                    families["normal"].append((j, d.value * d.dist.a, d.value * d.dist.b, b))
+            else:
+                self.other.append((j, b))
+        for kind, members in families.items():
+            if members:
+                cols = np.array([m[0] for m in members])
+                mu = np.array([m[1] for m in members])
+                sigma = np.array([m[2] for m in members])
+                q_lo = np.array([m[3].cdf_low for m in members])
+                span = np.array([m[3].cdf_high - m[3].cdf_low for m in members])
+                low = np.array([m[3].low for m in members])
+                high = np.array([m[3].high for m in members])
+                self.groups.append((kind, cols, mu, sigma, q_lo, span, low, high))
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """Map uniform numbers of shape (dims, draws) to draws of every input (same shape).
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            Uniform numbers in [0, 1), one row per distribution.
+
+        Returns
+        -------
+        numpy.ndarray
+            Draws, each row in its parameter's valid range [unit of the parameter].
+        """
+        out = np.empty(u.shape, dtype=float)
+        for kind, rows, mu, sigma, q_lo, span, low, high in self.groups:
+            q = u[rows]
+            if (q_lo != 0.0).any() or (span != 1.0).any():
+                q = q_lo[:, None] + q * span[:, None]
+            x = special.ndtri(q)
+            x *= sigma[:, None]
+            x += mu[:, None]
+            if kind == "lognormal":
+                np.exp(x, out=x)
+            np.clip(x, low[:, None], high[:, None], out=x)
+            out[rows] = x
+        for j, b in self.other:
+            out[j] = b.ppf(u[j])
+        return out
+
+
+def check_plausible_distribution(
+    name: str,
+    dist: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    unit: str = "",
+    fraction: bool = False,
+) -> None:
+    """Refuse a distribution whose median implies a unit slip.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name, for the message.
+    dist : frozen scipy.stats distribution, Scaled or a number
+        The distribution as given.
+    low, high : float, optional
+        Plausible range of the parameter [unit]; None for unbounded.
+    unit : str
+        Unit shown in the message.
+    fraction : bool
+        A 0..1 fraction: a median in (1, 100] is taken for a percent.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, the median and the plausible range.
+
+    Examples
+    --------
+    >>> check_plausible_distribution("utilization_frac", stats.uniform(50, 20), fraction=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: utilization_frac: the distribution's median is 60, a percent? fractions are 0..1 (0.6, not 60)
+    """
+    if isinstance(dist, int | float | np.floating):
+        median = float(dist)
+    elif hasattr(dist, "ppf"):
+        median = float(np.asarray(dist.ppf(0.5), dtype=float))
+    else:
+        return
+    if not math.isfinite(median):
+        raise ValueError(f"{name}: the distribution's median is {median!r}, not a finite number")
+    if fraction and 1.0 < median <= 100.0:
+        raise ValueError(f"{name}: the distribution's median is {median:g}, a percent? fractions are 0..1 "
+                         f"({median / 100:g}, not {median:g})")
+    if (low is not None and 0.0 < median < low) or (high is not None and median > high):
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(
+            f"{name}: the distribution's median {median:g} {unit} lies outside the plausible range [{lo}, {hi}] "
+            f"{unit} (a unit slip? e.g. a per-token figure where per-million is meant)"
+        )
 
 
 def _data_path() -> Path:

@@ -64,9 +64,12 @@ FLEET_COLUMNS: dict[str, str] = {
     "profit_usd_per_day": "revenue - license - cost [USD/day]",
     "gross_margin_frac": "profit / revenue",
     "cost_profit_margin_frac": "profit / cost (DeepSeek's 'cost profit margin')",
+    "energy_j_per_token": "facility energy per served token, idle hours included [J/token] (NaN: no power given)",
+    "tok_per_s_per_mw": "served tokens per second per MW of facility power [tok/s/MW] (NaN: no power given)",
+    "profit_usd_per_mw_year": "profit per MW of facility power per year [USD/MW-year] (NaN: no power given)",
     "fleet_note": "rounding of the fleet, stated",
 }
-"""Columns of :func:`fleet_per_day` and :func:`serving_day` (energy columns are added when a power is given)."""
+"""Columns of :func:`fleet_per_day` and :func:`serving_day`."""
 
 _SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
 
@@ -143,7 +146,11 @@ def _money(
             price, served_tput, 1.0, cost_h, facility_power_kw_per_accelerator,
             license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour,
         )
-    return frame
+    else:  # the columns are always there; without a power figure they are unknown, not zero
+        for name in ("energy_j_per_token", "tok_per_s_per_mw", "profit_usd_per_mw_year"):
+            frame[name] = np.nan
+    extra = [c for c in frame.columns if c not in FLEET_COLUMNS]  # e.g. ``system``, first
+    return frame[extra + [c for c in FLEET_COLUMNS if c in frame.columns]]
 
 
 def fleet_per_day(
@@ -193,15 +200,15 @@ def fleet_per_day(
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
         License terms, as :func:`~tokenomics.economics.profit_usd_per_gpu_hour`.
     facility_power_kw_per_accelerator : float or array_like, optional
-        Facility power per accelerator (IT x PUE), > 0 [kW]; adds ``energy_j_per_token``,
-        ``tok_per_s_per_mw`` and ``profit_usd_per_mw_year``.
+        Facility power per accelerator (IT x PUE), > 0 [kW]: fills ``energy_j_per_token``,
+        ``tok_per_s_per_mw`` and ``profit_usd_per_mw_year`` (NaN without it).
     system : str or sequence of str, optional
         Labels for the rows (e.g. system names).
 
     Returns
     -------
     pandas.DataFrame
-        One row per broadcast input: the :data:`FLEET_COLUMNS` (and energy columns).
+        One row per broadcast input: the :data:`FLEET_COLUMNS`.
 
     Raises
     ------
@@ -296,7 +303,7 @@ def serving_day(
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
         License terms.
     facility_power_kw_per_accelerator : float or array_like, optional
-        Facility power per accelerator [kW]; adds the energy columns.
+        Facility power per accelerator [kW]: fills the energy columns (NaN without it).
 
     Returns
     -------

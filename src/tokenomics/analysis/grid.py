@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.economics import (
     breakeven_utilization_frac,
     cost_per_mtok,
     gross_margin_frac,
     profit_usd_per_gpu_hour,
+    profit_usd_per_mw_year,
     revenue_usd_per_gpu_hour,
 )
 
@@ -30,6 +32,9 @@ GRID_VARIABLES: dict[str, str] = {
     "profit_usd_per_gpu_hour": "revenue - license - TCO per accelerator-hour [USD/GPU-hour]",
     "gross_margin_frac": "profit / revenue",
     "breakeven_utilization_frac": "utilization at zero margin; NaN where no utilization <= 1 breaks even",
+    "energy_j_per_token": "facility energy per served token, idle hours included [J/token] (NaN: no power given)",
+    "tok_per_s_per_mw": "served tokens per second per MW of facility power [tok/s/MW] (NaN: no power given)",
+    "profit_usd_per_mw_year": "profit per MW of facility power per year [USD/MW-year] (NaN: no power given)",
 }
 """Variables of :func:`economics_grid`."""
 
@@ -59,9 +64,10 @@ def economics_grid(
     price_usd_per_mtok: Any,
     license_fee_frac: Any = 0.0,
     *,
+    facility_power_kw_per_accelerator: Any = None,
     chunks: int | None = None,
 ) -> Any:
-    """Evaluate cost, revenue, profit, margin and break-even utilization on a labelled N-d grid.
+    """Evaluate cost, revenue, profit, margin, break-even utilization and energy on a labelled N-d grid.
 
     Parameters
     ----------
@@ -75,6 +81,9 @@ def economics_grid(
         Blended price, > 0 [USD/Mtok].
     license_fee_frac : number, sequence, mapping or DataArray, default 0
         Revenue share, in [0, 1).
+    facility_power_kw_per_accelerator : number, sequence, mapping or DataArray, optional
+        Facility power per accelerator (IT x PUE), > 0 [kW]: fills the energy variables
+        (all NaN without it).
     chunks : int, optional
         Chunk size of every dimension: the Dataset is dask-backed and lazy.
 
@@ -113,9 +122,19 @@ def economics_grid(
         "gross_margin_frac": gross_margin_frac(p, t, u, k, f),
         "breakeven_utilization_frac": breakeven_utilization_frac(p, t, k, f, on_infeasible="nan"),
     }
+    axes = [k, t, u, p, f]
+    if facility_power_kw_per_accelerator is not None:
+        kw = _axis("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, chunks)
+        axes.append(kw)
+        data["energy_j_per_token"] = energy_j_per_token(kw, t, u)
+        data["tok_per_s_per_mw"] = tok_per_s_per_mw(t, kw, u)
+        data["profit_usd_per_mw_year"] = profit_usd_per_mw_year(p, t, u, k, kw, f)
+    else:  # the variables are always there; without a power figure they are unknown, not zero
+        for name in ("energy_j_per_token", "tok_per_s_per_mw", "profit_usd_per_mw_year"):
+            data[name] = xr.full_like(data["profit_usd_per_gpu_hour"], np.nan)
     ds = xr.Dataset({name: arr.rename(None) if isinstance(arr, xr.DataArray) else xr.DataArray(arr)
                      for name, arr in data.items()})
-    order = list(dict.fromkeys(d for v in (k, t, u, p, f) if isinstance(v, xr.DataArray) for d in v.dims))
+    order = list(dict.fromkeys(d for v in axes if isinstance(v, xr.DataArray) for d in v.dims))
     ds = ds.transpose(*order)
     for name, text in GRID_VARIABLES.items():
         ds[name].attrs["description"] = text

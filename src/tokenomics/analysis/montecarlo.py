@@ -1,13 +1,14 @@
-"""Monte Carlo over every uncertain input: distributions of cost per Mtok, margin and break-evens.
+"""Monte Carlo over every uncertain input: distributions of cost per Mtok, margin, break-evens and energy.
 
 One draw fixes every uncertain input at once (a *joint* draw) and evaluates every system with
-the economics kernels (:mod:`tokenomics.economics`, :func:`tokenomics.cost.tco.itemised_tco_usd_per_gpu_hour`):
+the economics kernels (:mod:`tokenomics.economics`, :mod:`tokenomics.cost.energy`,
+:func:`tokenomics.cost.tco.itemised_tco_usd_per_gpu_hour`):
 
-* **TCO** per accelerator-hour: the itemised TCO is linear in capex,
-  ``K = capex * A(r, life, opex fractions, ...) + B(IT power, PUE, power price, colocation)``, so
-  ``A`` (per draw, shared by all systems) and ``B`` (per system) each come from one call of the
-  itemised-TCO kernel; the system's TCO is its base value scaled by ``K(draw) / K(catalog)``. A
-  published $/GPU-hour is scaled by its own spread.
+* **TCO** per accelerator-hour: the itemised TCO is linear in capex and IT power,
+  ``K = capex * A(r, life, opex fractions, ...) + kw * B(PUE, power price, colocation)``, so
+  ``A`` and ``B`` (per draw, shared by all systems) each come from one call of the itemised-TCO
+  kernel; the system's TCO is its base value scaled by ``K(draw) / K(catalog)``. A published
+  $/GPU-hour is scaled by its own spread.
 * **Throughput** at each interactivity: the base value times a multiplier drawn from the
   projection's band for projected curves (lognormal with the band as p10-p90: the band comes from
   the calibration's held-out residuals, :func:`tokenomics.perf.calibrate.calibrate`); measured
@@ -15,24 +16,36 @@ the economics kernels (:mod:`tokenomics.economics`, :func:`tokenomics.cost.tco.i
   calibration error is systematic).
 * **Catalog values** marked estimate or unverified vary by their stated spreads
   (``data/uncertainty/spreads.csv``, :mod:`tokenomics.analysis.distributions`); verified and
-  secondary values are fixed.
-* **Utilization, prices and license fee** are numbers or distributions given by the caller.
+  secondary values are fixed. Facility power per accelerator moves with the IT-power spread.
+* **Utilization, prices and license fee** are numbers or distributions given by the caller,
+  checked against their plausible ranges (a utilization of 60, a price in $/token: ValueError).
 
 Inputs shared by all systems (utilization, prices, fee, cost of capital, opex fractions) use the
 same draw for every system (common random numbers), so ranking probabilities compare systems in
-the same world. Per draw and system: ``cost_usd_per_mtok``, ``gross_margin_frac``, the break-even
-utilization (NaN where even full utilization loses money) and the break-even blended price.
+the same world. Per draw and system: the :data:`METRICS`.
 
 Sampling is quasi-Monte Carlo by default (scrambled Sobol' when the draw count is a power of two,
-else Latin hypercube; ``scipy.stats.qmc``), reproducible by ``seed``. ``backend="dask"`` streams
-chunks through dask with bounded memory and returns summaries (quantiles from fixed-bin
-histograms, see :class:`MonteCarloResult`) instead of the draws, for runs larger than memory.
+else Latin hypercube up to 2**16 draws, pseudo-random beyond; ``scipy.stats.qmc``), reproducible
+by ``seed``; every input is drawn by its inverse CDF from one matrix of uniform numbers
+(:class:`tokenomics.analysis.distributions.ColumnSampler`).
+
+**Summaries** (both backends) come from per-block sufficient statistics merged by addition: the
+count, shifted sum and sum of squares (mean, standard deviation), P(margin > target) counts,
+pairwise "cheaper" counts and "cheapest" counts, and a log-bucket quantile sketch (the float's
+exponent and its top :data:`SKETCH_MANTISSA_BITS` mantissa bits: 128 buckets per octave). A
+quantile ``p`` of the sketch lies within a relative :data:`SKETCH_RELATIVE_ERROR` (0.39 %) of the
+draws' order statistic of rank ``ceil(p N)`` for magnitudes in [2**-32, 2**48); magnitudes below
+2**-32 count as 0. ``backend="numpy"`` also keeps every draw (an xarray Dataset: exact quantiles
+with ``draws.quantile``); ``backend="dask"`` streams chunks through a dask tree reduction of the
+statistics, so memory is bounded by the chunk size whatever the number of draws.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -40,31 +53,68 @@ import numpy as np
 import pandas as pd
 from scipy.stats import qmc
 
-from tokenomics._validate import check_fraction, check_range
-from tokenomics.analysis.distributions import Bounded, Spread, bounded, spread_for
+from tokenomics import catalog
+from tokenomics._numeric import trusted_inputs
+from tokenomics._validate import check_fraction, check_plausible, check_range, unknown_name_error
+from tokenomics.analysis.distributions import (
+    Bounded,
+    ColumnSampler,
+    Spread,
+    bounded,
+    check_plausible_distribution,
+    spread_for,
+)
+from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, compare
+from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
+from tokenomics.cost.tco import itemised_tco_usd_per_gpu_hour, tco
 from tokenomics.economics import (
     blended_price_usd_per_mtok,
     breakeven_price_usd_per_mtok,
     breakeven_utilization_frac,
     cost_per_mtok,
     gross_margin_frac,
+    profit_usd_per_mw_year,
 )
+from tokenomics.workload import Workload
 
-__all__ = ["METRICS", "MonteCarloResult", "monte_carlo", "monte_carlo_problem"]
+__all__ = [
+    "METRICS",
+    "SKETCH_BUCKETS",
+    "SKETCH_MANTISSA_BITS",
+    "SKETCH_RELATIVE_ERROR",
+    "MonteCarloProblem",
+    "MonteCarloResult",
+    "monte_carlo",
+    "monte_carlo_problem",
+]
 
 METRICS: dict[str, str] = {
     "cost_usd_per_mtok": "cost per Mtok of all tokens [USD/Mtok]",
     "gross_margin_frac": "(revenue - license - TCO) / revenue",
     "breakeven_utilization_frac": "utilization at zero margin; NaN where no utilization <= 1 breaks even",
     "breakeven_price_usd_per_mtok": "blended price at zero margin [USD/Mtok]",
+    "energy_j_per_token": "facility energy per served token, idle hours included [J/token] (NaN: no power figure)",
+    "tok_per_s_per_mw": "served tokens per second per MW of facility power [tok/s/MW] (NaN: no power figure)",
+    "profit_usd_per_mw_year": "gross profit per MW of facility power per year [USD/MW-year] (NaN: no power figure)",
 }
 """Per-draw results and their meaning."""
+
+SKETCH_MANTISSA_BITS: int = 7
+"""Mantissa bits of a quantile-sketch bucket: 2**7 buckets per octave."""
+
+SKETCH_RELATIVE_ERROR: float = 2.0 ** -(SKETCH_MANTISSA_BITS + 1) + 2.0**-24
+"""Largest relative error of a sketch quantile (half a bucket's relative width, plus float32 rounding of the key)."""
 
 Method = Literal["auto", "sobol", "lhs", "random"]
 _QUANTILES = (0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95)
 _BAND_COVERAGE = 0.8  # the projection band is p10-p90
-_HIST_BINS = 4096
 _QMC_MAX_DRAWS = 2**16  # "auto" uses pseudo-random numbers beyond: QMC's gain is small there, its cost not
+_UNIT_CAPEX = np.array([[1.0], [0.0]])
+_UNIT_KW = np.array([[0.0], [1.0]])
+_WORKERS = max(1, min(4, os.cpu_count() or 1))  # threads of an in-memory run
+_M = len(METRICS)
+_MARGIN = list(METRICS).index("gross_margin_frac")
+_COST = list(METRICS).index("cost_usd_per_mtok")
 
 
 # --- the problem: base values and distributions ---------------------------------------------
@@ -85,10 +135,14 @@ class MonteCarloProblem:
     ----------
     cases : pandas.DataFrame
         One row per (system, interactivity): ``hardware_id``,
-        ``interactivity_tok_per_s_per_user``, base ``throughput_tok_per_s_per_gpu`` and
-        ``cost_usd_per_gpu_hour``, ``curve_kind``.
+        ``interactivity_tok_per_s_per_user``, base ``throughput_tok_per_s_per_gpu``,
+        ``cost_usd_per_gpu_hour`` and ``facility_power_kw_per_accelerator``, ``curve_kind``.
+    systems : list of str
+        Systems in order of first appearance.
     params : list
         The uncertain inputs (name, truncated distribution, system index or shared).
+    fixed : dict of str to float
+        Values of the inputs that do not vary.
     """
 
     cases: pd.DataFrame
@@ -97,6 +151,21 @@ class MonteCarloProblem:
     fixed: dict[str, float]
     tco: dict[str, Any] = field(default_factory=dict)
     target_margin_frac: float = 0.5
+
+    def __post_init__(self) -> None:
+        cases = self.cases
+        self._sampler = ColumnSampler([p.dist for p in self.params])
+        self._sys = cases["_system"].to_numpy(dtype=np.intp)
+        self._t0 = cases["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)[:, None]
+        self._k0 = cases["cost_usd_per_gpu_hour"].to_numpy(dtype=float)[:, None]
+        low = cases.get("throughput_low_tok_per_s_per_gpu")
+        self._projected = (low.notna().to_numpy() if low is not None else np.zeros(len(cases), bool))
+        fac = cases.get("facility_power_kw_per_accelerator")
+        self._fac0 = (fac.to_numpy(dtype=float) if fac is not None else np.full(len(cases), np.nan))[:, None]
+        self._fac_known = np.isfinite(self._fac0[:, 0]) & (self._fac0[:, 0] > 0)
+        self._col = {p.name: j for j, p in enumerate(self.params)}
+        self._groups = _interactivity_groups(cases)
+        self._cols: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def dims(self) -> int:
@@ -116,62 +185,107 @@ class MonteCarloProblem:
         dict of str to numpy.ndarray
             Each of :data:`METRICS`, shape (draws, cases).
         """
-        n = u.shape[0]
-        draws = {p.name: p.dist.ppf(u[:, j]) for j, p in enumerate(self.params)}
+        vals = self.evaluate_cases(u)
+        return {m: vals[i].T for i, m in enumerate(METRICS)}
+
+    def evaluate_cases(self, u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Evaluate every case; the :data:`METRICS` stacked case-major, shape (metrics, cases, draws).
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            Uniform numbers in [0, 1), shape (draws, dims).
+        out : numpy.ndarray, optional
+            A float64 array of shape (metrics, cases, draws) to write into.
+
+        Returns
+        -------
+        numpy.ndarray
+            The metrics; NaN where a break-even is infeasible or no facility power is known.
+        """
+        return self._evaluate(np.ascontiguousarray(np.asarray(u, dtype=float).T), out, trusted=False)
+
+    def _evaluate(self, ut: np.ndarray, out: np.ndarray | None, *, trusted: bool) -> np.ndarray:
+        """:meth:`evaluate_cases` of uniform numbers ``ut`` of shape (dims, draws).
+
+        ``trusted`` skips the kernels' input checks: every draw is inside its valid range by
+        construction and the base values were checked by :func:`_reference`.
+        """
+        if trusted:
+            with trusted_inputs():
+                return self._evaluate(ut, out, trusted=False)
+        n, c = ut.shape[1], len(self.cases)
+        if out is None:
+            out = np.empty((_M, c, n))
+        x = self._sampler.ppf(ut)
 
         def shared(name: str) -> Any:
-            return draws[name][:, None] if name in draws else self.fixed[name]
+            j = self._col.get(name)
+            return x[j][None, :] if j is not None else self.fixed[name]
 
-        sys_idx: Any = self.cases["_system"].to_numpy()
-        if np.array_equal(sys_idx, np.arange(len(self.systems))):
-            sys_idx = slice(None)
-        t = self.cases["throughput_tok_per_s_per_gpu"].to_numpy()[None, :]
-        band = self._per_system(draws, "band", n)
+        t = self._t0
+        band = self._per_system(x, "band", n)
         if band is not None:  # projected rows only: a measured row of the same system stays as measured
-            projected = self.cases["throughput_low_tok_per_s_per_gpu"].notna().to_numpy()[None, :]
-            t = t * np.where(projected, band[:, sys_idx], 1.0)
-        ratio = self._tco_ratio(draws, n)
-        k = self.cases["cost_usd_per_gpu_hour"].to_numpy()[None, :]
-        if ratio is not None:
-            k = k * ratio[:, sys_idx]
+            t = t * np.where(self._projected[:, None], band[self._sys], 1.0)
+        ratio, kw_mult = self._tco_ratio(x, n)
+        k = self._k0 if ratio is None else self._k0 * ratio[self._sys]
+        fac = self._fac0 if kw_mult is None else self._fac0 * kw_mult[self._sys]
         util = shared("utilization_frac")
         fee = shared("license_fee_frac")
         price = blended_price_usd_per_mtok(
             shared("input_usd_per_mtok"), shared("output_usd_per_mtok"), self.fixed["input_share_frac"],
             self.fixed["cache_hit_frac"], shared("cached_input_usd_per_mtok"),
         )
-        shape = (n, len(self.cases))
-        return {
-            "cost_usd_per_mtok": np.broadcast_to(cost_per_mtok(k, t, util), shape),
-            "gross_margin_frac": np.broadcast_to(gross_margin_frac(price, t, util, k, fee), shape),
-            "breakeven_utilization_frac": np.broadcast_to(
-                breakeven_utilization_frac(price, t, k, fee, on_infeasible="nan"), shape
-            ),
-            "breakeven_price_usd_per_mtok": np.broadcast_to(breakeven_price_usd_per_mtok(t, util, k, fee), shape),
-        }
+        out[0] = cost_per_mtok(k, t, util)
+        out[1] = gross_margin_frac(price, t, util, k, fee)
+        out[2] = breakeven_utilization_frac(price, t, k, fee, on_infeasible="nan")
+        out[3] = breakeven_price_usd_per_mtok(t, util, k, fee)
+        known = self._fac_known
+        if known.all():
+            out[4] = energy_j_per_token(fac, t, util)
+            out[5] = tok_per_s_per_mw(t, fac, util)
+            out[6] = profit_usd_per_mw_year(price, t, util, k, fac, fee)
+        elif known.any():  # rows without a power figure stay NaN
+            def rows(a: Any) -> Any:
+                return a[known] if np.ndim(a) == 2 and np.shape(a)[0] == c else a
 
-    def _per_system(self, draws: dict[str, np.ndarray], name: str, n: int) -> np.ndarray | None:
-        """(draws, systems) multipliers of a per-system input, or None when no system varies it."""
-        keys = [f"{name}:{s}" for s in range(len(self.systems))]
-        if not any(k in draws for k in keys):
+            out[4:] = np.nan
+            fk, tk, kk = rows(fac), rows(t), rows(k)
+            out[4, known] = energy_j_per_token(fk, tk, util)
+            out[5, known] = tok_per_s_per_mw(tk, fk, util)
+            out[6, known] = profit_usd_per_mw_year(price, tk, util, kk, fk, fee)
+        else:
+            out[4:] = np.nan
+        return out
+
+    def _per_system(self, x: np.ndarray, name: str, n: int) -> np.ndarray | None:
+        """(systems, draws) multipliers of a per-system input, or None when no system varies it."""
+        if name not in self._cols:
+            idx = [(s, self._col[f"{name}:{s}"]) for s in range(len(self.systems)) if f"{name}:{s}" in self._col]
+            self._cols[name] = (np.array([i for i, _ in idx], dtype=np.intp),
+                                np.array([j for _, j in idx], dtype=np.intp))
+        systems, columns = self._cols[name]
+        if systems.size == 0:
             return None
-        return np.column_stack([draws[k] if k in draws else np.ones(n) for k in keys])
+        mult = np.ones((len(self.systems), n))
+        mult[systems] = x[columns]
+        return mult
 
-    def _tco_ratio(self, draws: dict[str, np.ndarray], n: int) -> np.ndarray | None:
-        """TCO of each system in each draw relative to its catalog value, via the itemised kernel.
+    def _tco_ratio(self, x: np.ndarray, n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """TCO of each system relative to its catalog value, (systems, draws), and the IT-power multipliers.
 
         The itemised TCO is linear in capex and in IT power (``K = capex * A + kw * B``), so ``A``
-        and ``B`` come from two kernel calls per draw, shared by every system.
+        and ``B`` come from two kernel calls, shared by every system.
         """
-        from tokenomics.cost.tco import itemised_tco_usd_per_gpu_hour
-
-        published = self._per_system(draws, "usd_per_gpu_hour", n)
-        if not self.tco:
-            return published
+        published = self._per_system(x, "usd_per_gpu_hour", n)
+        kw_mult = self._per_system(x, "it_power", n)
+        if "itemised" not in self.tco:
+            return published, kw_mult
         f = self.fixed
 
         def get(name: str) -> Any:
-            return draws[name] if name in draws else f[name]
+            j = self._col.get(name)
+            return x[j] if j is not None else f[name]
 
         common = {
             "economic_life_years": f["economic_life_years"],
@@ -184,35 +298,69 @@ class MonteCarloProblem:
             "maintenance_frac_per_year": get("maintenance_frac_per_year"),
             "other_opex_frac_per_year": get("other_opex_frac_per_year"),
         }
-        per_capex = np.reshape(itemised_tco_usd_per_gpu_hour(1.0, it_power_kw_per_accelerator=0.0, **common)["total"],
-                               (-1, 1))
-        per_kw = np.reshape(itemised_tco_usd_per_gpu_hour(0.0, it_power_kw_per_accelerator=1.0, **common)["total"],
-                            (-1, 1))
-        capex = self.tco["capex_usd_per_accelerator"][None, :]
-        capex_mult = self._per_system(draws, "capex", n)
+        # one call for both coefficients: capex (1, 0) and IT power (0, 1) broadcast against the draws
+        both = np.asarray(itemised_tco_usd_per_gpu_hour(_UNIT_CAPEX, it_power_kw_per_accelerator=_UNIT_KW,
+                                                        **common)["total"])
+        per_capex, per_kw = both[0:1], both[1:2]
+        capex = self.tco["capex_usd_per_accelerator"][:, None]
+        capex_mult = self._per_system(x, "capex", n)
         if capex_mult is not None:
             capex = capex * capex_mult
-        kw = self.tco["it_power_kw_per_accelerator"][None, :]
-        kw_mult = self._per_system(draws, "it_power", n)
+        kw = self.tco["it_power_kw_per_accelerator"][:, None]
         if kw_mult is not None:
             kw = kw * kw_mult
-        ratio = (per_capex * capex + per_kw * kw) / self.tco["central_usd_per_gpu_hour"][None, :]
+        ratio = (per_capex * capex + per_kw * kw) / self.tco["central_usd_per_gpu_hour"][:, None]
+        itemised = self.tco["itemised"][:, None]
         if published is None:
-            return np.where(self.tco["itemised"][None, :], ratio, 1.0) if not self.tco["itemised"].all() else ratio
-        return np.where(self.tco["itemised"][None, :], ratio, published)
+            return (ratio if itemised.all() else np.where(itemised, ratio, 1.0)), kw_mult
+        return np.where(itemised, ratio, published), kw_mult
+
+
+def _interactivity_groups(cases: pd.DataFrame) -> list[np.ndarray]:
+    """Case indices sharing one interactivity (cases ranked against each other)."""
+    inter = cases["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
+    keys = np.where(np.isnan(inter), -1.0, inter)
+    return [np.flatnonzero(keys == v) for v in dict.fromkeys(keys.tolist())]
+
+
+_PLAUSIBLE_PRICE = "price"
 
 
 def _fixed_or_dist(name: str, value: Any, base: float, low: float, high: float, *, low_inclusive: bool,
                    high_inclusive: bool) -> tuple[float | None, Bounded | None]:
+    given = value is not None
     if value is None:
         value = base
     if isinstance(value, Spread):
         value = value.around(base)
     if isinstance(value, int | float | np.floating):
-        b = bounded(name, float(value), low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
+        if given:
+            _check_plausible(name, value)
+        bounded(name, float(value), low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
         return float(value), None
-    b = bounded(name, value, low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
-    return None, b
+    try:
+        dist = bounded(name, value, low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
+    except ValueError as err:
+        try:  # a percent or a $/token figure explains a distribution outside the range: say so
+            _check_plausible(name, value)
+        except ValueError as slip:
+            raise ValueError(f"{err}; {str(slip).removeprefix(name + ': ')}") from None
+        raise
+    _check_plausible(name, value)
+    return None, dist
+
+
+def _check_plausible(name: str, value: Any) -> None:
+    """Refuse unit slips of a user input (number or distribution): percent for a fraction, $/token for $/Mtok."""
+    if name.endswith("_frac"):
+        if isinstance(value, int | float | np.floating):
+            check_fraction(name, value)
+        check_plausible_distribution(name, value, fraction=True)
+        return
+    spec = catalog.parameter_spec(_PLAUSIBLE_PRICE, name)
+    if isinstance(value, int | float | np.floating):
+        check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True)
+    check_plausible_distribution(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit)
 
 
 def monte_carlo_problem(
@@ -237,7 +385,8 @@ def monte_carlo_problem(
         ``license_fee_frac``, ``input_share_frac``, ``cache_hit_frac``, the three list prices;
         optional ``interactivity_tok_per_s_per_user``, ``curve_kind``,
         ``throughput_low/high_tok_per_s_per_gpu`` (the projection band), ``tco_basis``,
-        ``tco_profile``, ``tco_vintage``, ``tco_tier``.
+        ``tco_profile``, ``tco_vintage``, ``tco_tier``, ``facility_power_kw_per_accelerator``
+        (energy metrics; an itemised system's is its IT power x PUE).
     utilization_frac, license_fee_frac : float, scipy.stats distribution or Spread, optional
         Default: the base table's value, fixed.
     input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok : optional
@@ -262,7 +411,9 @@ def monte_carlo_problem(
     KeyError
         Missing base columns (listed).
     ValueError
-        A distribution without support in its parameter's valid range, or mostly outside it.
+        A distribution without support in its parameter's valid range, or mostly outside it; a
+        value or distribution whose median is implausible for its parameter (a percent for a
+        fraction, a $/token figure for a $/Mtok price), naming the parameter.
     """
     need = ["hardware_id", "throughput_tok_per_s_per_gpu", "cost_usd_per_gpu_hour", "utilization_frac",
             "license_fee_frac", "input_share_frac", "cache_hit_frac", "input_usd_per_mtok", "output_usd_per_mtok",
@@ -298,12 +449,19 @@ def monte_carlo_problem(
             fixed[name] = fx
         else:
             params.append(_Param(name, dist, None))
-    tco: dict[str, Any] = {}
+    terms: dict[str, Any] = {}
     if catalog_spreads:
         _band_params(cases, systems, params)
         if "tco_basis" in cases.columns:
-            tco = _tco_params(cases, systems, params, fixed, spreads)
-    return MonteCarloProblem(cases, systems, params, fixed, tco, float(target_margin_frac))
+            terms = _tco_params(cases, systems, params, fixed, spreads)
+    if "facility_power_kw_per_accelerator" not in cases:
+        cases["facility_power_kw_per_accelerator"] = np.nan
+    if terms:  # an itemised system's facility power is its IT power x PUE
+        kw = terms["it_power_kw_per_accelerator"][cases["_system"].to_numpy()] * fixed["pue"]
+        fac = cases["facility_power_kw_per_accelerator"].to_numpy(dtype=float)
+        own = terms["itemised"][cases["_system"].to_numpy()]
+        cases["facility_power_kw_per_accelerator"] = np.where(own & ~(fac > 0), kw, fac)
+    return MonteCarloProblem(cases, systems, params, fixed, terms, float(target_margin_frac))
 
 
 def _band_params(cases: pd.DataFrame, systems: list[str], params: list[_Param]) -> None:
@@ -323,9 +481,6 @@ def _band_params(cases: pd.DataFrame, systems: list[str], params: list[_Param]) 
 
 def _tco_params(cases: pd.DataFrame, systems: list[str], params: list[_Param], fixed: dict[str, float],
                 spreads: pd.DataFrame | None) -> dict[str, Any]:
-    from tokenomics import catalog
-    from tokenomics.cost.tco import tco
-
     basis = cases.get("tco_basis", pd.Series(["itemised"] * len(cases)))
     first = cases.iloc[0]
     profile_name = str(first.get("tco_profile", "hyperscaler")) if "tco_profile" in cases else "hyperscaler"
@@ -383,73 +538,280 @@ def _tco_params(cases: pd.DataFrame, systems: list[str], params: list[_Param], f
 # --- sampling ------------------------------------------------------------------------------------
 
 
-def _uniforms(d: int, n: int, method: Method, seed: int | None, start: int = 0) -> np.ndarray:
-    if d == 0:
-        return np.empty((n, 0))
-    if method == "auto":
-        method = "random" if n > _QMC_MAX_DRAWS else "sobol" if n & (n - 1) == 0 else "lhs"
+# --- sufficient statistics of a block of draws ----------------------------------------------------
+
+_SHIFT = 23 - SKETCH_MANTISSA_BITS  # keys from the bits of float32 (rounding: 2**-24 relative)
+_KEY_LO = (127 - 32) << SKETCH_MANTISSA_BITS  # |x| >= 2**-32
+_NB = 80 << SKETCH_MANTISSA_BITS  # buckets per sign: 80 octaves, up to 2**48
+_BINS = 2 * _NB + 2  # negative buckets, zero, positive buckets, non-finite
+SKETCH_BUCKETS: int = _BINS
+"""Buckets of the quantile sketch per metric and case: 80 octaves of magnitude per sign, zero, non-finite."""
+_ABS = np.int32(0x7FFFFFFF)
+
+
+def _bucket_values() -> np.ndarray:
+    keys = np.arange(_KEY_LO, _KEY_LO + _NB, dtype=np.int32)
+    lo = (keys << _SHIFT).view(np.float32).astype(float)
+    hi = ((keys + 1) << _SHIFT).view(np.float32).astype(float)
+    mid = (lo + hi) / 2.0
+    return np.concatenate([-mid[::-1], [0.0], mid, [np.nan]])
+
+
+_BUCKET_VALUE = _bucket_values()
+"""Value reported for each sketch bucket (its midpoint; 0 for the zero bucket; NaN for non-finite)."""
+
+
+def _buckets(x: np.ndarray, nan: np.ndarray | None = None) -> np.ndarray:
+    """Sketch bucket of every element of a float array, in [0, _BINS).
+
+    Integer operations on the bits of the value as float32: the magnitude's key (exponent and
+    top mantissa bits) relative to 2**-32, clamped to the zero and top buckets, mirrored for
+    negative values. NaN goes to the last bucket, or to the zero bucket when its mask ``nan`` is
+    given (the caller moves those counts).
+    """
+    bits = x.astype(np.float32).view(np.int32)
+    sign = bits >> 31  # 0 or -1
+    key = bits & _ABS
+    key >>= _SHIFT
+    key -= _KEY_LO - 1  # the zero bucket at 0
+    np.maximum(key, np.int32(0), out=key)
+    np.minimum(key, np.int32(_NB), out=key)
+    key ^= sign  # two's complement negation of negative values' keys
+    key -= sign
+    key += _NB
+    if nan is None:
+        np.copyto(key, _BINS - 1, where=np.isnan(x))
+    else:
+        np.copyto(key, _NB, where=nan)
+    return key
+
+
+@dataclass
+class _Stats:
+    """Mergeable statistics of some draws: everything a summary needs, nothing per draw."""
+
+    n: int
+    sums: np.ndarray  # (metrics, cases, 2): sum and sum of squares of (x - reference), finite x only
+    sketch: np.ndarray  # (metrics, cases, _BINS) counts
+    margin_above: np.ndarray  # (cases,)
+    cheaper: np.ndarray  # (cases, cases): draws in which a costs less than b (same interactivity)
+    cheapest: np.ndarray  # (cases,): draws in which a case is the cheapest of its interactivity
+
+    @classmethod
+    def zeros(cls, c: int) -> _Stats:
+        return cls(0, np.zeros((_M, c, 2)), np.zeros((_M, c, _BINS), dtype=np.int64), np.zeros(c, dtype=np.int64),
+                   np.zeros((c, c), dtype=np.int64), np.zeros(c, dtype=np.int64))
+
+    def __iadd__(self, other: _Stats) -> _Stats:
+        self.n += other.n
+        self.sums += other.sums
+        self.sketch += other.sketch
+        self.margin_above += other.margin_above
+        self.cheaper += other.cheaper
+        self.cheapest += other.cheapest
+        return self
+
+
+def _accumulate(acc: _Stats, problem: MonteCarloProblem, vals: np.ndarray, ref: np.ndarray) -> None:
+    """Add the statistics of one block of metrics ``vals`` (metrics, cases, draws) to ``acc``."""
+    m, c, n = vals.shape
+    rows = m * c
+    # sketch: count each row's buckets over the (narrow) span the block occupies, then add in place
+    nan = np.isnan(vals)
+    idx = _buckets(vals, nan).reshape(rows, n)
+    lo = idx.min(axis=1)
+    width = idx.max(axis=1) - lo + 1
+    offset = np.cumsum(width) - width
+    idx -= (lo - offset)[:, None]
+    counts = np.bincount(idx.ravel(), minlength=int(width.sum()))
+    sketch = acc.sketch.reshape(rows, _BINS)
+    for r, (a, w, o) in enumerate(zip(lo.tolist(), width.tolist(), offset.tolist(), strict=True)):
+        sketch[r, a: a + w] += counts[o: o + w]  # one slice per (metric, case) row, not per draw
+    n_nan = np.count_nonzero(nan, axis=2)
+    acc.sketch[:, :, _BINS - 1] += n_nan
+    acc.sketch[:, :, _NB] -= n_nan  # NaN was counted in the zero bucket
+    d = vals - ref[:, :, None]
+    np.copyto(d, 0.0, where=np.isnan(d))
+    acc.sums[:, :, 0] += d.sum(axis=2)
+    acc.sums[:, :, 1] += np.einsum("mcn,mcn->mc", d, d)
+    acc.margin_above += np.count_nonzero(vals[_MARGIN] > problem.target_margin_frac, axis=1)
+    cost = vals[_COST]
+    for g in problem._groups:  # one pass per interactivity, all systems at once
+        cg = cost[g]
+        acc.cheaper[np.ix_(g, g)] += np.count_nonzero(cg[:, None, :] < cg[None, :, :], axis=2)
+        acc.cheapest[g] += np.bincount(np.argmin(cg, axis=0), minlength=len(g))
+    acc.n += n
+
+
+def _reference(problem: MonteCarloProblem) -> np.ndarray:
+    """Metrics at the median draw (u = 0.5): the shift of the sums, so variances do not cancel.
+
+    Evaluated with the kernels' input checks: the base values are validated here once; every draw
+    then stays inside its parameter's valid range by construction.
+    """
+    ref = problem._evaluate(np.full((problem.dims, 1), 0.5), None, trusted=False)[:, :, 0]
+    return np.where(np.isfinite(ref), ref, 0.0)
+
+
+_BLOCK_VALUES = 2**16
+
+
+def _block_draws(c: int) -> int:
+    """Draws per block: about 2**16 values per metric (cache-sized), a power of two (Sobol' balance)."""
+    return int(min(2**16, max(2**9, 1 << int(math.log2(max(_BLOCK_VALUES // max(c, 1), 1))))))
+
+
+def _range_stats(problem: MonteCarloProblem, start: int, size: int, method: str, seed: int | None,
+                 ref: np.ndarray, store: np.ndarray | None = None, lhs: np.ndarray | None = None) -> _Stats:
+    """Statistics of draws ``start .. start + size`` (a whole number of blocks unless it is the last range).
+
+    The uniform numbers depend on the draw index only, never on how a run is split: Sobol' points
+    ``start ..`` of one scrambled sequence (fast-forwarded), pseudo-random blocks seeded by
+    ``(seed, block start)``, or rows of the Latin hypercube ``lhs``.
+    """
+    d, c = problem.dims, len(problem.cases)
+    block = _block_draws(c)
+    engine: Any = None
     if method == "sobol":
-        engine = qmc.Sobol(d, scramble=True, seed=seed)
+        engine = qmc.Sobol(max(d, 1), scramble=True, seed=seed)
         if start:
             engine.fast_forward(start)
-        return engine.random(n)
-    if method == "lhs":
-        if start:
-            raise ValueError("method='lhs' cannot be chunked; use 'sobol' or 'random' for chunked runs")
-        return qmc.LatinHypercube(d, seed=seed).random(n)
-    if method == "random":
-        return np.random.default_rng([0 if seed is None else seed, start]).random((n, d))
-    raise ValueError(f"method={method!r} is not one of 'auto', 'sobol', 'lhs', 'random'")
-
-
-class _UniformStream:
-    """Uniform numbers of one run, handed out block by block (the same numbers as one big call)."""
-
-    def __init__(self, d: int, n: int, method: Method, seed: int | None) -> None:
-        if method == "auto":
-            method = "random" if n > _QMC_MAX_DRAWS else "sobol" if n & (n - 1) == 0 else "lhs"
-        self.d, self.method = d, method
-        self._all: np.ndarray | None = None
-        self._pos = 0
-        if method == "sobol":
-            self._engine: Any = qmc.Sobol(max(d, 1), scramble=True, seed=seed)
+    acc = _Stats.zeros(c)
+    buf = np.empty((_M, c, block))
+    for s in range(start, start + size, block):
+        k = min(block, start + size - s)
+        if d == 0:
+            ut = np.empty((0, k))
+        elif method == "sobol":
+            ut = np.ascontiguousarray(engine.random(k)[:, :d].T)
         elif method == "lhs":
-            self._all = qmc.LatinHypercube(max(d, 1), seed=seed).random(n)
-        elif method == "random":
-            self._engine = np.random.default_rng(seed)
+            assert lhs is not None
+            ut = np.ascontiguousarray(lhs[s: s + k, :d].T)
         else:
-            raise ValueError(f"method={method!r} is not one of 'auto', 'sobol', 'lhs', 'random'")
-
-    def next(self, k: int) -> np.ndarray:
-        if self.d == 0:
-            return np.empty((k, 0))
-        if self._all is not None:
-            block = self._all[self._pos: self._pos + k]
-        elif self.method == "sobol":
-            block = self._engine.random(k)
-        else:
-            block = self._engine.random((k, self.d))
-        self._pos += k
-        return block[:, : self.d]
+            ut = np.random.default_rng([0 if seed is None else seed, s]).random((d, k))
+        vals = problem._evaluate(ut, buf[:, :, :k] if k == block else None, trusted=True)
+        if store is not None:
+            store[:, :, s: s + k] = vals
+        _accumulate(acc, problem, vals, ref)
+    return acc
 
 
-_BLOCK = 2**15
+def _method(method: str, n: int) -> str:
+    if method == "auto":
+        return "random" if n > _QMC_MAX_DRAWS else "sobol" if n & (n - 1) == 0 else "lhs"
+    if method not in ("sobol", "lhs", "random"):
+        raise ValueError(f"method={method!r} is not one of 'auto', 'sobol', 'lhs', 'random'")
+    return method
 
 
-def _evaluate_blocked(problem: MonteCarloProblem, n: int, method: Method, seed: int | None) -> dict[str, np.ndarray]:
-    """Evaluate ``n`` draws in cache-sized blocks; results (draws, cases), stored case-major."""
-    stream = _UniformStream(problem.dims, n, method, seed)
+def _run_memory(problem: MonteCarloProblem, n: int, method: str, seed: int | None,
+                keep_draws: bool) -> tuple[_Stats, np.ndarray | None]:
+    """Ranges of whole blocks on a few threads (numpy releases the GIL); the draws kept as float32 if asked."""
     c = len(problem.cases)
-    out = {m: np.empty((c, n)) for m in METRICS}
-    for start in range(0, n, _BLOCK):
-        k = min(_BLOCK, n - start)
-        res = problem.evaluate(stream.next(k))
-        for m in METRICS:
-            out[m][:, start: start + k] = res[m].T
-    return {m: v.T for m, v in out.items()}
+    method = _method(method, n)
+    lhs = qmc.LatinHypercube(max(problem.dims, 1), seed=seed).random(n) if method == "lhs" else None
+    ref = _reference(problem)
+    block = _block_draws(c)
+    store = np.empty((_M, c, n), dtype=np.float32) if keep_draws else None
+    blocks = -(-n // block)
+    workers = min(_WORKERS, blocks)
+    edges = [min(n, (blocks * w // workers) * block) for w in range(workers + 1)]
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(lambda w: _range_stats(problem, edges[w], edges[w + 1] - edges[w], method, seed, ref,
+                                                     store, lhs), range(workers)))
+    return _merge(*parts), store
+
+
+def _merge(*parts: _Stats) -> _Stats:
+    total = parts[0]
+    for p in parts[1:]:
+        total += p
+    return total
+
+
+def _run_dask(problem: MonteCarloProblem, n: int, method: str, seed: int | None, chunk: int,
+              split_every: int = 8) -> _Stats:
+    """Chunks of ``chunk`` draws as dask tasks, their statistics merged by a tree of ``split_every``."""
+    import dask  # heavy optional import: the chunked path only
+
+    method = "sobol" if method == "auto" else _method(method, n)
+    if method == "lhs":
+        raise ValueError("method='lhs' cannot be chunked; use 'sobol' or 'random' with backend='dask'")
+    if chunk < 2:
+        raise ValueError(f"chunk_draws={chunk!r} must be >= 2")
+    chunk = min(chunk, n)
+    block = _block_draws(len(problem.cases))
+    if chunk % block and chunk < n:  # whole blocks per chunk: the draws do not depend on the chunking
+        chunk = -(-chunk // block) * block
+    if method == "sobol" and (n & (n - 1) or chunk & (chunk - 1)):
+        raise ValueError(
+            f"Sobol' chunks need powers of two for n_draws ({n}) and chunk_draws ({chunk}); "
+            "use method='random' for other counts"
+        )
+    ref = _reference(problem)
+    # the problem and reference enter the graph once, by key; each chunk task holds only its start
+    p = dask.delayed(problem, traverse=False)
+    r = dask.delayed(ref, traverse=False)
+    level = [dask.delayed(_range_stats, pure=True)(p, s, min(chunk, n - s), method, seed, r)
+             for s in range(0, n, chunk)]
+    while len(level) > 1:
+        level = [dask.delayed(_merge, pure=True)(*level[i: i + split_every])
+                 for i in range(0, len(level), split_every)]
+    return level[0].compute()
 
 
 # --- results -----------------------------------------------------------------------------------
+
+
+def _summary(problem: MonteCarloProblem, st: _Stats) -> pd.DataFrame:
+    """One row per case and metric from the statistics (mean, std, sketch quantiles)."""
+    cases = problem.cases
+    labels = _labels(cases)
+    ref = _reference(problem)
+    finite = st.sketch[:, :, :-1].sum(axis=2)  # (metrics, cases)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_d = st.sums[:, :, 0] / finite
+        var = np.maximum(st.sums[:, :, 1] / finite - mean_d**2, 0.0)
+    cum = np.cumsum(st.sketch[:, :, :-1], axis=2)
+    rows = []
+    for i, metric in enumerate(METRICS):
+        for j in range(len(cases)):
+            nf = int(finite[i, j])
+            row: dict[str, Any] = {
+                "case": labels[j], "hardware_id": cases["hardware_id"].iloc[j],
+                "interactivity_tok_per_s_per_user": cases["interactivity_tok_per_s_per_user"].iloc[j],
+                "metric": metric, "finite_frac": nf / st.n,
+                "mean": float(ref[i, j] + mean_d[i, j]) if nf else math.nan,
+                "std": float(math.sqrt(var[i, j])) if nf else math.nan,
+            }
+            for q, name in zip(_QUANTILES, _qnames(), strict=True):
+                if nf:
+                    rank = max(math.ceil(q * nf - 1e-9), 1)
+                    row[name] = float(_BUCKET_VALUE[int(np.searchsorted(cum[i, j], rank, side="left"))])
+                else:
+                    row[name] = math.nan
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _result(problem: MonteCarloProblem, n: int, st: _Stats, draws: Any, method: str,
+            seed: int | None) -> MonteCarloResult:
+    labels = _labels(problem.cases)
+    same = np.zeros((len(labels), len(labels)), dtype=bool)
+    for g in problem._groups:
+        same[np.ix_(g, g)] = True
+    cheaper = np.where(same, st.cheaper / n, np.nan)
+    return MonteCarloResult(
+        problem, n, _summary(problem, st), pd.DataFrame(cheaper, index=labels, columns=labels),
+        pd.Series(st.margin_above / n, index=labels, name="prob_margin_above"), draws, method, seed,
+        pd.Series(st.cheapest / n, index=labels, name="cheapest_frac"),
+    )
+
+
+def _qnames() -> list[str]:
+    return [f"p{round(q * 100)}" for q in _QUANTILES]
+
+
 
 
 @dataclass
@@ -462,17 +824,21 @@ class MonteCarloResult:
         Base values and input distributions.
     n_draws : int
         Number of joint draws.
-    draws : xarray.Dataset or None
-        Per-draw results, dims ``draw`` x ``case`` (in-memory runs); None for dask runs.
     summary : pandas.DataFrame
-        One row per case and metric: mean, std, quantiles p5..p95, share of finite values
-        (break-even utilization is NaN where infeasible). Dask runs take quantiles from
-        4096-bin histograms over the range of a pilot run (error below one bin width).
+        One row per case and metric (:data:`METRICS`, energy included): ``finite_frac`` (share
+        of finite values: break-even utilization is NaN where infeasible, energy where no power
+        figure is known), exact ``mean`` and ``std``, quantiles ``p5``..``p95`` from the
+        log-bucket sketch (within :data:`SKETCH_RELATIVE_ERROR` of the draws' order statistic).
     cheaper_frac : pandas.DataFrame
         ``cheaper_frac.loc[a, b]``: share of draws in which case ``a`` costs less per Mtok than
-        ``b`` (cases at the same interactivity).
+        ``b`` (cases at the same interactivity; NaN otherwise).
     margin_above_frac : pandas.Series
         Share of draws with ``gross_margin_frac > target_margin_frac`` per case.
+    draws : xarray.Dataset or None
+        Per-draw results, dims ``draw`` x ``case`` (in-memory runs with ``keep_draws``); None
+        for dask runs.
+    cheapest_frac : pandas.Series
+        Share of draws in which a case has the lowest cost per Mtok of its interactivity.
     """
 
     problem: MonteCarloProblem
@@ -483,6 +849,7 @@ class MonteCarloResult:
     draws: Any = None
     method: str = ""
     seed: int | None = None
+    cheapest_frac: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
 
     @property
     def labels(self) -> list[str]:
@@ -506,7 +873,8 @@ class MonteCarloResult:
         if target_margin_frac is None or target_margin_frac == self.problem.target_margin_frac:
             return self.margin_above_frac
         if self.draws is None:
-            raise ValueError("a dask run keeps only the target it was run with; rerun with target_margin_frac=...")
+            raise ValueError("a run without draws (dask, or keep_draws=False) keeps only the target it was run with; "
+                             "rerun with target_margin_frac=...")
         check_range("target_margin_frac", target_margin_frac, low=-1e12, high=1.0, high_inclusive=False)
         m = self.draws["gross_margin_frac"].to_numpy()
         return pd.Series((m > target_margin_frac).mean(axis=0), index=self.labels, name="prob_margin_above")
@@ -526,8 +894,6 @@ class MonteCarloResult:
         """
         for x in (a, b):
             if x not in self.cheaper_frac.index:
-                from tokenomics._validate import unknown_name_error
-
                 raise unknown_name_error("case", x, list(self.cheaper_frac.index))
         share = float(self.cheaper_frac.loc[a, b])
         if math.isnan(share):
@@ -548,8 +914,6 @@ class MonteCarloResult:
             ``hardware_id``, ``interactivity_tok_per_s_per_user`` and ``p5``..``p95``, ``mean``.
         """
         if metric not in METRICS:
-            from tokenomics._validate import unknown_name_error
-
             raise unknown_name_error("metric", metric, METRICS)
         return self.summary[self.summary["metric"] == metric].reset_index(drop=True)
 
@@ -560,56 +924,6 @@ def _labels(cases: pd.DataFrame) -> list[str]:
     return [f"{h}@{i:g}" if several else str(h) for h, i in zip(cases["hardware_id"], inter, strict=True)]
 
 
-def _summarise_draws(
-    problem: MonteCarloProblem, out: dict[str, np.ndarray]
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
-    cases = problem.cases
-    labels = _labels(cases)
-    rows = []
-    for metric, arr in out.items():
-        finite = np.isfinite(arr)
-        with np.errstate(all="ignore"):
-            if finite.all():
-                qs = np.quantile(arr.T, _QUANTILES, axis=1)
-            else:  # column by column: break-even utilization is NaN where infeasible
-                qs = np.full((len(_QUANTILES), arr.shape[1]), np.nan)
-                for j in range(arr.shape[1]):
-                    if finite[:, j].any():
-                        qs[:, j] = np.quantile(arr[finite[:, j], j], _QUANTILES)
-        for c in range(arr.shape[1]):
-            col = arr[finite[:, c], c]
-            row = {"case": labels[c], "hardware_id": cases["hardware_id"].iloc[c],
-                   "interactivity_tok_per_s_per_user": cases["interactivity_tok_per_s_per_user"].iloc[c],
-                   "metric": metric, "finite_frac": float(finite[:, c].mean()),
-                   "mean": float(col.mean()) if col.size else math.nan,
-                   "std": float(col.std()) if col.size else math.nan}
-            for q, name in zip(_QUANTILES, _qnames(), strict=True):
-                row[name] = float(qs[_QUANTILES.index(q), c]) if qs is not None and col.size else math.nan
-            rows.append(row)
-    cost = out["cost_usd_per_mtok"]
-    cheaper = _cheaper_counts(cases, cost) / cost.shape[0]
-    margin = (out["gross_margin_frac"] > problem.target_margin_frac).mean(axis=0)
-    return (pd.DataFrame(rows), pd.DataFrame(cheaper, index=labels, columns=labels),
-            pd.Series(margin, index=labels, name="prob_margin_above"))
-
-
-def _qnames() -> list[str]:
-    return [f"p{round(q * 100)}" for q in _QUANTILES]
-
-
-def _same_interactivity(cases: pd.DataFrame) -> np.ndarray:
-    i = cases["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
-    return (i[:, None] == i[None, :]) | (np.isnan(i[:, None]) & np.isnan(i[None, :]))
-
-
-def _cheaper_counts(cases: pd.DataFrame, cost: np.ndarray) -> np.ndarray:
-    c = cost.shape[1]
-    counts = np.zeros((c, c))
-    for a in range(c):
-        counts[a] = (cost[:, [a]] < cost).sum(axis=0)
-    return np.where(_same_interactivity(cases), counts, np.nan)
-
-
 def monte_carlo(
     base: pd.DataFrame | str,
     hardware: str | Sequence[str] | None = None,
@@ -618,6 +932,8 @@ def monte_carlo(
     seed: int | None = 0,
     method: Method = "auto",
     interactivity_tok_per_s_per_user: float | Sequence[float] = 50.0,
+    workload: Workload | str | None = None,
+    kv_offload: str = "none",
     utilization_frac: Any = None,
     license_fee_frac: Any = None,
     input_usd_per_mtok: Any = None,
@@ -628,16 +944,17 @@ def monte_carlo(
     spreads: pd.DataFrame | None = None,
     backend: Literal["numpy", "dask"] = "numpy",
     chunk_draws: int = 2**18,
+    keep_draws: bool = True,
     compare_options: Mapping[str, Any] | None = None,
 ) -> MonteCarloResult:
-    """Joint draws of every uncertain input -> distributions of cost, margin and break-evens.
+    """Joint draws of every uncertain input -> distributions of cost, margin, break-evens and energy.
 
     Parameters
     ----------
     base : pandas.DataFrame or str
         A :func:`tokenomics.compare` table (one row per system and interactivity), or a model
-        name: then ``compare(model, hardware, interactivity_tok_per_s_per_user=i, ...)`` is run
-        for each interactivity.
+        name: then ``compare(model, hardware, interactivity_tok_per_s_per_user=i, workload=...,
+        kv_offload=..., ...)`` is run for each interactivity.
     hardware : str or sequence of str, optional
         Systems, when ``base`` is a model name (default: every catalog system).
     n_draws : int, default 4096
@@ -645,11 +962,18 @@ def monte_carlo(
     seed : int or None, default 0
         Seed of the (quasi-)random numbers; the same seed gives the same draws.
     method : {"auto", "sobol", "lhs", "random"}, default "auto"
-        Scrambled Sobol' for a power-of-two ``n_draws`` (else Latin hypercube) in memory;
-        dask runs use Sobol' chunks (``n_draws`` and ``chunk_draws`` powers of two) or
-        ``"random"``.
+        In memory: scrambled Sobol' for a power-of-two ``n_draws``, else Latin hypercube up to
+        2**16 draws and pseudo-random beyond. Dask runs use Sobol' chunks (``n_draws`` and
+        ``chunk_draws`` powers of two) or ``"random"``.
     interactivity_tok_per_s_per_user : float or sequence of float, default 50
-        Interactivities evaluated when ``base`` is a model name [tok/s/user].
+        Interactivities evaluated when ``base`` is a model name [tok/s/user], each in the
+        plausible range [1, 10000] (a TPOT in seconds given here is refused).
+    workload : Workload or str, optional
+        Traffic of the systems' curves and token mix when ``base`` is a model name (default
+        :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM holding evicted session prefixes (session workloads), when ``base`` is
+        a model name.
     utilization_frac, license_fee_frac : float, scipy.stats distribution or Spread, optional
         Utilization in (0, 1] and revenue-share fee in [0, 1); default the base's, fixed.
     input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok : optional
@@ -661,23 +985,29 @@ def monte_carlo(
     spreads : pandas.DataFrame, optional
         Spreads catalog; default ``data/uncertainty/spreads.csv``.
     backend : {"numpy", "dask"}, default "numpy"
-        In memory (keeps the draws as an xarray Dataset) or streamed through dask in chunks of
-        ``chunk_draws`` with bounded memory (summaries only).
+        In one process, block by block (and keeping the draws, see ``keep_draws``), or as dask
+        tasks of ``chunk_draws`` draws merged by a tree reduction of their statistics (memory
+        bounded by the chunk size: runs larger than memory).
     chunk_draws : int, default 262144
         Draws per dask chunk.
+    keep_draws : bool, default True
+        In memory: keep every draw in ``result.draws`` (7 metrics x cases x draws floats);
+        False keeps only the statistics.
     compare_options : mapping, optional
-        Further keyword arguments of :func:`tokenomics.compare` (TCO basis, profile, ISL/OSL...).
+        Further keyword arguments of :func:`tokenomics.compare` (TCO basis, profile, prices...).
 
     Returns
     -------
     MonteCarloResult
-        Summaries, ranking shares, P(margin > target) and (in memory) the draws.
+        Summaries, ranking shares, P(margin > target), cheapest shares and (in memory) the draws.
 
     Raises
     ------
     ValueError
-        Invalid counts, method, distributions (no support in the valid range, or mostly outside
-        it: the parameter is named) or targets.
+        Invalid counts, method or targets; a distribution without support in its parameter's
+        valid range, mostly outside it, or with an implausible median (a percent for a
+        fraction, $/token for $/Mtok): the parameter is named; ``workload``/``kv_offload``/
+        ``hardware`` with a base table.
     KeyError
         Unknown model or system, or a base table without the needed columns.
 
@@ -698,10 +1028,20 @@ def monte_carlo(
     if backend not in ("numpy", "dask"):
         raise ValueError(f"backend={backend!r} is not one of 'numpy', 'dask'")
     if isinstance(base, str):
+        options = dict(compare_options or {})
+        for name in ("workload", "kv_offload"):
+            if name in options:
+                raise ValueError(f"give {name}= to monte_carlo directly, not in compare_options")
+        options.update(workload=workload, kv_offload=kv_offload)
         base = _compare_base(base, hardware, interactivity_tok_per_s_per_user, utilization_frac, license_fee_frac,
-                             dict(compare_options or {}))
-    elif hardware is not None:
-        raise ValueError("hardware= applies when base is a model name; filter the base table instead")
+                             options)
+    else:
+        given = [name for name, v, default in (("hardware", hardware, None), ("workload", workload, None),
+                                                ("kv_offload", kv_offload, "none"),
+                                                ("compare_options", compare_options, None)) if v != default]
+        if given:
+            raise ValueError(f"{', '.join(given)} apply when base is a model name; the base table already fixes "
+                             "them (filter or rebuild it instead)")
     problem = monte_carlo_problem(
         base, utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
         input_usd_per_mtok=input_usd_per_mtok, output_usd_per_mtok=output_usd_per_mtok,
@@ -709,13 +1049,14 @@ def monte_carlo(
         catalog_spreads=catalog_spreads, spreads=spreads,
     )
     if backend == "dask":
-        return run_dask(problem, int(n_draws), method, seed, int(chunk_draws))
-    out = _evaluate_blocked(problem, int(n_draws), method, seed)
-    summary, cheaper, margin = _summarise_draws(problem, out)
-    return MonteCarloResult(problem, int(n_draws), summary, cheaper, margin, _dataset(problem, out), method, seed)
+        st = _run_dask(problem, int(n_draws), method, seed, int(chunk_draws))
+        return _result(problem, int(n_draws), st, None, f"dask:{'sobol' if method == 'auto' else method}", seed)
+    st, store = _run_memory(problem, int(n_draws), method, seed, keep_draws)
+    draws = _dataset(problem, store) if store is not None else None
+    return _result(problem, int(n_draws), st, draws, method, seed)
 
 
-def _dataset(problem: MonteCarloProblem, out: dict[str, np.ndarray]) -> Any:
+def _dataset(problem: MonteCarloProblem, store: np.ndarray) -> Any:
     import xarray as xr  # heavy optional import: the draws of an in-memory run
 
     cases = problem.cases
@@ -724,24 +1065,27 @@ def _dataset(problem: MonteCarloProblem, out: dict[str, np.ndarray]) -> Any:
         "hardware_id": ("case", cases["hardware_id"].astype(str).to_numpy()),
         "interactivity_tok_per_s_per_user": ("case", cases["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)),
     }
-    ds = xr.Dataset({k: (("draw", "case"), v) for k, v in out.items()}, coords=coords)
-    for k, text in METRICS.items():
-        ds[k].attrs["description"] = text
+    ds = xr.Dataset({m: (("draw", "case"), store[i].T) for i, m in enumerate(METRICS)}, coords=coords)
+    for m, text in METRICS.items():
+        ds[m].attrs["description"] = text
     return ds
 
 
 def _compare_base(model: str, hardware: str | Sequence[str] | None, interactivity: float | Sequence[float],
                   utilization: Any, fee: Any, options: dict[str, Any]) -> pd.DataFrame:
-    from tokenomics.outputs.compare import compare
-
     values = [interactivity] if isinstance(interactivity, int | float) else list(interactivity)
+    spec = catalog.parameter_spec("curve", "interactivity_tok_per_s_per_user")
+    for i in values:
+        check_plausible("interactivity_tok_per_s_per_user", i, low=spec.min_value, high=spec.max_value,
+                        unit=spec.unit)
     kwargs = dict(options)
     if isinstance(utilization, int | float):
         kwargs["utilization_frac"] = float(utilization)
     else:
-        kwargs.setdefault("utilization_frac", _median(utilization, 0.6))
+        kwargs.setdefault("utilization_frac", _median("utilization_frac", utilization, DEFAULT_UTILIZATION_FRAC))
     if fee is not None:
-        kwargs["license_fee_frac"] = float(fee) if isinstance(fee, int | float) else _median(fee, 0.0)
+        kwargs["license_fee_frac"] = (float(fee) if isinstance(fee, int | float)
+                                      else _median("license_fee_frac", fee, 0.0))
     check_fraction("utilization_frac", kwargs["utilization_frac"], low_inclusive=False)
     frames = [compare(model, hardware, interactivity_tok_per_s_per_user=float(i), **kwargs) for i in values]
     skipped = [f.attrs.get("skipped") for f in frames]
@@ -754,145 +1098,9 @@ def _compare_base(model: str, hardware: str | Sequence[str] | None, interactivit
     return out
 
 
-def _median(dist: Any, default: float) -> float:
-    if dist is None:
+def _median(name: str, dist: Any, default: float) -> float:
+    """Central value of a distribution given for a compare() input (checked for unit slips first)."""
+    if dist is None or isinstance(dist, Spread):
         return default
-    if isinstance(dist, Spread):
-        return default
+    _check_plausible(name, dist)
     return float(dist.ppf(0.5))
-
-
-# --- chunked runs on dask (beyond memory) ---------------------------------------------------------------
-
-_LOG_METRICS = {"cost_usd_per_mtok", "breakeven_price_usd_per_mtok"}
-
-
-def _edges(problem: MonteCarloProblem, seed: int | None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per metric, the (low, high) histogram range of every case from a pilot run (log for money)."""
-    pilot = problem.evaluate(_uniforms(problem.dims, 2**12, "sobol", None if seed is None else seed + 7919))
-    out = {}
-    for metric, arr in pilot.items():
-        a = np.where(np.isfinite(arr), arr, np.nan)
-        if metric in _LOG_METRICS:
-            a = np.log(a)
-        with np.errstate(all="ignore"):
-            lo, hi = np.nanmin(a, axis=0), np.nanmax(a, axis=0)
-        lo = np.where(np.isfinite(lo), lo, 0.0)
-        hi = np.where(np.isfinite(hi), hi, 1.0)
-        pad = np.maximum((hi - lo) * 0.5, 1e-6)
-        out[metric] = (lo - pad, hi + pad)
-    return out
-
-
-def _chunk(problem: MonteCarloProblem, start: int, size: int, method: str, seed: int | None,
-           edges: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    u = _uniforms(problem.dims, size, method, seed, start)  # type: ignore[arg-type]
-    total: np.ndarray | None = None
-    for s in range(0, size, _BLOCK):  # cache-sized blocks
-        part = _reduce(problem, problem.evaluate(u[s: s + _BLOCK]), edges)
-        total = part if total is None else total + part
-    assert total is not None
-    return total
-
-
-def _reduce(problem: MonteCarloProblem, res: dict[str, np.ndarray],
-            edges: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    c = len(problem.cases)
-    parts = []
-    for metric in METRICS:
-        arr = res[metric]
-        finite = np.isfinite(arr)
-        a = np.where(finite, arr, 0.0)
-        parts += [finite.sum(axis=0), a.sum(axis=0), (a * a).sum(axis=0)]
-        x = np.log(np.where(finite, arr, 1.0)) if metric in _LOG_METRICS else a
-        lo, hi = edges[metric]
-        idx = np.floor((x - lo) / (hi - lo) * _HIST_BINS).astype(np.int64) + 1
-        idx = np.clip(idx, 0, _HIST_BINS + 1)
-        idx = np.where(finite, idx + (_HIST_BINS + 2) * np.arange(c)[None, :], -1)
-        flat = idx[idx >= 0]
-        parts.append(np.bincount(flat, minlength=(_HIST_BINS + 2) * c).astype(float))
-    parts.append((res["gross_margin_frac"] > problem.target_margin_frac).sum(axis=0))
-    parts.append(np.nan_to_num(_cheaper_counts(problem.cases, res["cost_usd_per_mtok"]), nan=0.0).ravel())
-    return np.concatenate([np.asarray(p, dtype=float).ravel() for p in parts])
-
-
-def run_dask(problem: MonteCarloProblem, n: int, method: str, seed: int | None, chunk: int) -> MonteCarloResult:
-    """Run ``n`` draws in dask chunks of ``chunk`` and summarise (see the module docstring)."""
-    import dask
-    import dask.array as da  # heavy optional import: the chunked path only
-
-    if method == "auto":
-        method = "sobol"
-    if method == "lhs":
-        raise ValueError("method='lhs' cannot be chunked; use 'sobol' or 'random' with backend='dask'")
-    if chunk < 2:
-        raise ValueError(f"chunk_draws={chunk!r} must be >= 2")
-    chunk = min(chunk, n)
-    if method == "sobol" and (n & (n - 1) or chunk & (chunk - 1)):
-        raise ValueError(
-            f"Sobol' chunks need powers of two for n_draws ({n}) and chunk_draws ({chunk}); "
-            "use method='random' for other counts"
-        )
-    edges = _edges(problem, seed)
-    c = len(problem.cases)
-    length = len(METRICS) * c * (3 + _HIST_BINS + 2) + c + c * c
-    starts = range(0, n, chunk)
-    parts = [
-        da.from_delayed(dask.delayed(_chunk)(problem, s, min(chunk, n - s), method, seed, edges),
-                        shape=(length,), dtype=float)[None, :]
-        for s in starts
-    ]
-    total = da.concatenate(parts, axis=0).sum(axis=0, split_every=8).compute()
-    return _result(problem, n, total, edges, method, seed)
-
-
-def _result(problem: MonteCarloProblem, n: int, total: np.ndarray, edges: dict[str, tuple[np.ndarray, np.ndarray]],
-            method: str, seed: int | None) -> MonteCarloResult:
-    cases = problem.cases
-    c = len(cases)
-    labels = _labels(cases)
-    pos = 0
-    rows = []
-    for metric in METRICS:
-        cnt, s1, s2 = (total[pos + k * c: pos + (k + 1) * c] for k in range(3))
-        pos += 3 * c
-        hist = total[pos: pos + (_HIST_BINS + 2) * c].reshape(c, _HIST_BINS + 2)
-        pos += (_HIST_BINS + 2) * c
-        lo, hi = edges[metric]
-        for j in range(c):
-            row: dict[str, Any] = {
-                "case": labels[j],
-                "hardware_id": cases["hardware_id"].iloc[j],
-                "interactivity_tok_per_s_per_user": cases["interactivity_tok_per_s_per_user"].iloc[j],
-                "metric": metric,
-                "finite_frac": cnt[j] / n,
-            }
-            mean = s1[j] / cnt[j] if cnt[j] else math.nan
-            row["mean"] = mean
-            row["std"] = math.sqrt(max(s2[j] / cnt[j] - mean * mean, 0.0)) if cnt[j] else math.nan
-            for q, name in zip(_QUANTILES, _qnames(), strict=True):
-                row[name] = _hist_quantile(hist[j], q, lo[j], hi[j], metric in _LOG_METRICS)
-            rows.append(row)
-    margin = total[pos: pos + c] / n
-    pos += c
-    cheaper = total[pos: pos + c * c].reshape(c, c) / n
-    same = np.asarray(cases["interactivity_tok_per_s_per_user"].to_numpy(dtype=float))
-    mask = (same[:, None] == same[None, :]) | (np.isnan(same[:, None]) & np.isnan(same[None, :]))
-    cheaper = np.where(mask, cheaper, np.nan)
-    return MonteCarloResult(problem, n, pd.DataFrame(rows), pd.DataFrame(cheaper, index=labels, columns=labels),
-                            pd.Series(margin, index=labels, name="prob_margin_above"), None, f"dask:{method}", seed)
-
-
-def _hist_quantile(hist: np.ndarray, q: float, lo: float, hi: float, log: bool) -> float:
-    total = hist.sum()
-    if total == 0:
-        return math.nan
-    cum = np.cumsum(hist)
-    k = int(np.searchsorted(cum, q * total, side="left"))
-    if k == 0 or k == len(hist) - 1:  # under- or overflow: the pilot range's edge
-        x = lo if k == 0 else hi
-    else:
-        before = cum[k - 1] if k > 0 else 0.0
-        frac = (q * total - before) / hist[k] if hist[k] else 0.5
-        x = lo + (k - 1 + frac) * (hi - lo) / _HIST_BINS
-    return float(math.exp(x)) if log else float(x)

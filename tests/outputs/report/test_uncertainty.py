@@ -20,10 +20,12 @@ def test_uncertainty_table_and_section(rep):
     table = uncertainty_table(rep, "deepseek-r1")
     assert table is not None
     assert set(table["hardware_id"]) == set(rep.tables["headline"]["hardware_id"])
-    assert (table["cost_p5"] <= table["cost_p50"]).all()
-    assert (table["cost_p50"] <= table["cost_p95"]).all()
+    assert (table["cost_p5_usd_per_mtok"] <= table["cost_p50_usd_per_mtok"]).all()
+    assert (table["cost_p50_usd_per_mtok"] <= table["cost_p95_usd_per_mtok"]).all()
     assert table["cheapest_frac"].sum() == pytest.approx(1.0)
-    assert table["prob_margin_above"].between(0, 1).all()
+    assert table["prob_margin_above_frac"].between(0, 1).all()
+    # computed in the evaluation step: the section only renders rep.tables["uncertainty"]
+    assert set(rep.tables["uncertainty"]["model_id"]) == {"deepseek-r1"}
     sections = uncertainty_section(rep)
     assert sections is not None
     page = render_html(rep)

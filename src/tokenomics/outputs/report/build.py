@@ -13,7 +13,9 @@ The chain, per model and hardware:
 4. at a reference interactivity: the headline rows of :func:`tokenomics.chain.evaluate` (revenue
    at catalog list prices, license fee, gross margin, break-evens, band), margin vs utilization and
    utilization x license-fee grids (:func:`tokenomics.analysis.scenario.sweep`) and the one-at-a-time
-   sensitivity of margin (:func:`tokenomics.analysis.sensitivity.margin_sensitivity`).
+   sensitivity of margin (:func:`tokenomics.analysis.sensitivity.margin_sensitivity`);
+5. per model, a Monte Carlo over the headline rows (:func:`uncertainty_table`,
+   :func:`tokenomics.analysis.montecarlo.monte_carlo`).
 
 Nothing here draws or writes: see :mod:`tokenomics.outputs.report.sections` and
 :mod:`tokenomics.outputs.report.write`.
@@ -33,9 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from scipy import stats
 
 from tokenomics import catalog
 from tokenomics._validate import check_fraction, check_positive, normalize_name, unknown_name_error
+from tokenomics.analysis.montecarlo import monte_carlo
 from tokenomics.analysis.scenario import Scenario, sweep
 from tokenomics.analysis.sensitivity import margin_sensitivity
 from tokenomics.chain import (
@@ -257,6 +261,7 @@ class Report(BaseModel):
         ``curve_points``, ``cost_curves`` (per TCO basis, column ``tco_label``),
         ``standard_points`` (throughput and cost at the standard interactivity points, per TCO
         basis), ``tco_rates``, ``margin_vs_utilization``, ``margin_grid``, ``sensitivity``,
+        ``uncertainty`` (:func:`uncertainty_table`),
         ``tco``, ``assumptions``, ``sources`` and ``skipped``. Curve tables carry a ``workload``
         column.
     focus : dict of str to str
@@ -453,6 +458,8 @@ def build_report(
     tables["agentic"] = agentic_table(curves_used, opts, STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER)
     say("memory hierarchy: KV offload and engram placement")
     tables.update(memory_tables(opts, list(tco_results)))
+    say("uncertainty: Monte Carlo over the headline rows")
+    tables["uncertainty"] = uncertainty_table(head, opts.models)
     tables["assumptions"] = _assumptions(opts, head)
     tables["sources"] = _sources(opts, head, tables["curve_points"], tco_results)
     return Report(options=opts, tables=tables, focus=focus)
@@ -676,3 +683,79 @@ def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame,
                      "parameters": f"{n} point(s)", "source": str(src), "as_of": str(as_of)})
     return pd.DataFrame(rows, columns=["category", "item", "parameters", "source", "as_of"])
 
+
+MC_DRAWS: int = 2048
+"""Joint draws per model in the report's Monte Carlo (a power of two: scrambled Sobol' points)."""
+
+MC_TARGET_MARGIN_FRAC: float = 0.5
+"""Gross-margin target of the report's P(margin > target) column."""
+
+MC_UTILIZATION_HALF_WIDTH: float = 0.2
+"""Utilization varies uniformly within +- this of the report's value (clipped to [0.05, 1])."""
+
+UNCERTAINTY_COLUMNS: dict[str, str] = {
+    "model_id": "catalog model id",
+    "hardware_id": "catalog hardware id",
+    "curve_kind": "'measured' or 'projected'",
+    "cost_p5_usd_per_mtok": "5th percentile of the cost per Mtok across the draws [USD/Mtok]",
+    "cost_p25_usd_per_mtok": "25th percentile [USD/Mtok]",
+    "cost_p50_usd_per_mtok": "median [USD/Mtok]",
+    "cost_p75_usd_per_mtok": "75th percentile [USD/Mtok]",
+    "cost_p95_usd_per_mtok": "95th percentile [USD/Mtok]",
+    "energy_p50_j_per_token": "median facility energy per token [J/token] (NaN: no power figure)",
+    "prob_margin_above_frac": "share of draws with gross margin above MC_TARGET_MARGIN_FRAC",
+    "cheapest_frac": "share of draws in which the system is the cheapest of the model's systems",
+    "utilization_low_frac": "low end of the utilization range drawn",
+    "utilization_high_frac": "high end of the utilization range drawn",
+    "n_draws": "joint draws",
+}
+"""Columns of :func:`uncertainty_table`."""
+
+
+def uncertainty_table(head: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
+    """Monte Carlo over the headline rows of each model: cost quantiles, P(margin > target), cheapest share.
+
+    For each model, :func:`tokenomics.monte_carlo` draws the headline rows' uncertain inputs
+    jointly (estimate/unverified catalog values by their stated spreads, projected throughput by
+    its band, utilization uniform within +-:data:`MC_UTILIZATION_HALF_WIDTH` of the report's
+    value) with seed 0, so the table is reproducible.
+
+    Parameters
+    ----------
+    head : pandas.DataFrame
+        The report's headline rows (:data:`tokenomics.chain.CHAIN_COLUMNS`).
+    models : sequence of str
+        Model ids, in the report's order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and system, :data:`UNCERTAINTY_COLUMNS`, sorted by model then median
+        cost.
+    """
+    frames = []
+    for mid in models:
+        rows = head[head["model_id"] == mid].drop_duplicates("hardware_id").reset_index(drop=True)
+        if rows.empty:
+            continue
+        u = float(rows["utilization_frac"].iloc[0])
+        lo, hi = max(u - MC_UTILIZATION_HALF_WIDTH, 0.05), min(u + MC_UTILIZATION_HALF_WIDTH, 1.0)
+        result = monte_carlo(rows, n_draws=MC_DRAWS, seed=0, utilization_frac=stats.uniform(lo, hi - lo),
+                             target_margin_frac=MC_TARGET_MARGIN_FRAC, keep_draws=False)
+        cost = result.fan("cost_usd_per_mtok")
+        energy = result.fan("energy_j_per_token")
+        frames.append(pd.DataFrame({
+            "model_id": mid,
+            "hardware_id": cost["hardware_id"].astype(str),
+            "curve_kind": rows["curve_kind"].astype(str) if "curve_kind" in rows else "given",
+            **{f"cost_{q}_usd_per_mtok": cost[q].to_numpy() for q in ("p5", "p25", "p50", "p75", "p95")},
+            "energy_p50_j_per_token": energy["p50"].to_numpy(),
+            "prob_margin_above_frac": result.margin_above_frac.to_numpy(),
+            "cheapest_frac": result.cheapest_frac.to_numpy(),
+            "utilization_low_frac": lo,
+            "utilization_high_frac": hi,
+            "n_draws": MC_DRAWS,
+        }).sort_values("cost_p50_usd_per_mtok"))
+    if not frames:
+        return pd.DataFrame(columns=list(UNCERTAINTY_COLUMNS))
+    return pd.concat(frames, ignore_index=True)[list(UNCERTAINTY_COLUMNS)]

@@ -1,10 +1,9 @@
-"""Report section "uncertainty": Monte Carlo over the headline rows of every model.
+"""Report section "uncertainty": the Monte Carlo over the headline rows of every model, rendered.
 
-For each model, :func:`tokenomics.monte_carlo` draws the headline rows' uncertain inputs jointly
-(estimate/unverified catalog values by their stated spreads, projected throughput by its band,
-utilization uniform within +-0.2 of the report's value) with a fixed seed, so the section is
-reproducible; the section shows the cost distribution per system (p5, p25, median, p75, p95),
-P(gross margin > 50 %) and the share of draws in which each system is the cheapest.
+The numbers come from the report's evaluation step (``rep.tables["uncertainty"]``,
+:func:`tokenomics.outputs.report.build.uncertainty_table`); this module only draws them: the cost
+distribution per system (p5, p25, median, p75, p95), P(gross margin > 50 %), the share of draws
+in which each system is the cheapest, and the median energy per token.
 """
 
 from __future__ import annotations
@@ -13,26 +12,17 @@ import html
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from tokenomics.outputs.colors import system_style
-from tokenomics.outputs.report.build import Report
+from tokenomics.outputs.report.build import MC_DRAWS, MC_TARGET_MARGIN_FRAC, Report
 from tokenomics.outputs.report.html import Column, figure_html, table_html
 from tokenomics.outputs.report.sections import Section, _layout, _list, _name, _num, _short
 
 __all__ = ["MC_DRAWS", "MC_TARGET_MARGIN_FRAC", "uncertainty_section", "uncertainty_table"]
 
-MC_DRAWS: int = 2048
-"""Joint draws per model (a power of two: scrambled Sobol' points)."""
-
-MC_TARGET_MARGIN_FRAC: float = 0.5
-"""Gross-margin target of the P(margin > target) column."""
-
-_UTILIZATION_HALF_WIDTH = 0.2
-
 
 def uncertainty_table(rep: Report, model_id: str) -> pd.DataFrame | None:
-    """Monte Carlo summary of one model's headline rows (None when there is nothing to draw).
+    """Rows of one model in the report's Monte Carlo table (None when there are none).
 
     Parameters
     ----------
@@ -44,34 +34,14 @@ def uncertainty_table(rep: Report, model_id: str) -> pd.DataFrame | None:
     Returns
     -------
     pandas.DataFrame or None
-        One row per system: ``hardware_id``, ``curve_kind``, cost quantiles ``cost_p5`` ..
-        ``cost_p95`` [USD/Mtok], ``prob_margin_above``, ``cheapest_frac``.
+        One row per system (:data:`tokenomics.outputs.report.build.UNCERTAINTY_COLUMNS`), by
+        median cost.
     """
-    from tokenomics.analysis.montecarlo import monte_carlo
-
-    head = rep.tables.get("headline")
-    if head is None or head.empty:
+    table = rep.tables.get("uncertainty")
+    if table is None or table.empty:
         return None
-    rows = head[head["model_id"] == model_id].drop_duplicates("hardware_id").reset_index(drop=True)
-    if rows.empty:
-        return None
-    u = float(rows["utilization_frac"].iloc[0])
-    lo, hi = max(u - _UTILIZATION_HALF_WIDTH, 0.05), min(u + _UTILIZATION_HALF_WIDTH, 1.0)
-    result = monte_carlo(rows, n_draws=MC_DRAWS, seed=0, utilization_frac=stats.uniform(lo, hi - lo),
-                         target_margin_frac=MC_TARGET_MARGIN_FRAC)
-    cost = result.draws["cost_usd_per_mtok"].to_numpy()
-    cheapest = np.bincount(np.argmin(cost, axis=1), minlength=cost.shape[1]) / cost.shape[0]
-    fan = result.fan("cost_usd_per_mtok")
-    out = pd.DataFrame({
-        "hardware_id": fan["hardware_id"].astype(str),
-        "curve_kind": rows["curve_kind"].astype(str) if "curve_kind" in rows else "given",
-        "cost_p5": fan["p5"], "cost_p25": fan["p25"], "cost_p50": fan["p50"], "cost_p75": fan["p75"],
-        "cost_p95": fan["p95"],
-        "prob_margin_above": result.margin_above_frac.to_numpy(),
-        "cheapest_frac": cheapest,
-    })
-    out.attrs["utilization_range"] = (lo, hi)
-    return out.sort_values("cost_p50", ignore_index=True)
+    rows = table[table["model_id"] == model_id].reset_index(drop=True)
+    return None if rows.empty else rows
 
 
 def _figure(model_id: str, table: pd.DataFrame) -> dict:
@@ -81,13 +51,15 @@ def _figure(model_id: str, table: pd.DataFrame) -> dict:
         style = system_style(hid)
         traces.append({
             "type": "box", "name": _short(hid), "x": [_short(hid)],
-            "q1": [rec["cost_p25"]], "median": [rec["cost_p50"]], "q3": [rec["cost_p75"]],
-            "lowerfence": [rec["cost_p5"]], "upperfence": [rec["cost_p95"]],
+            "q1": [rec["cost_p25_usd_per_mtok"]], "median": [rec["cost_p50_usd_per_mtok"]],
+            "q3": [rec["cost_p75_usd_per_mtok"]], "lowerfence": [rec["cost_p5_usd_per_mtok"]],
+            "upperfence": [rec["cost_p95_usd_per_mtok"]],
             "marker": {"color": style.color}, "line": {"color": style.color}, "showlegend": False,
             "hovertemplate": (f"<b>{html.escape(_name(hid))}</b><br>median %{{median:$.3f}}/Mtok<extra></extra>"),
         })
-    ys = np.concatenate([_num(table["cost_p5"]), _num(table["cost_p95"])])
-    layout = _layout(f"{model_id}: cost per Mtok across {MC_DRAWS} joint draws (box p25-p75, whiskers p5-p95)",
+    ys = np.concatenate([_num(table["cost_p5_usd_per_mtok"]), _num(table["cost_p95_usd_per_mtok"])])
+    n = int(table["n_draws"].iloc[0])
+    layout = _layout(f"{model_id}: cost per Mtok across {n} joint draws (box p25-p75, whiskers p5-p95)",
                      "", "cost [USD/Mtok]", yaxis={"type": "log"})
     if np.isfinite(ys).any():
         layout["yaxis"]["range"] = _list(np.log10([np.nanmin(ys) * 0.8, np.nanmax(ys) * 1.25]))
@@ -101,17 +73,20 @@ def uncertainty_section(rep: Report) -> list[Section] | None:
         table = uncertainty_table(rep, mid)
         if table is None:
             continue
-        lo, hi = table.attrs["utilization_range"]
-        note = (f"<p class=note>{MC_DRAWS} joint draws (seed 0) of every uncertain input: catalog values marked "
+        lo, hi = float(table["utilization_low_frac"].iloc[0]), float(table["utilization_high_frac"].iloc[0])
+        n = int(table["n_draws"].iloc[0])
+        note = (f"<p class=note>{n} joint draws (seed 0) of every uncertain input: catalog values marked "
                 "estimate or unverified vary by their stated spreads (data/uncertainty/spreads.csv), projected "
                 f"throughput by its band, utilization uniformly in {lo:.0%}-{hi:.0%}. Systems share the draws of "
                 "shared inputs, so the cheapest share compares them in the same world.</p>")
         columns = [
             Column("hardware_id", "system"), Column("curve_kind", "curve"),
-            Column("cost_p5", "cost p5 [USD/Mtok]", "{:.3f}"), Column("cost_p50", "median [USD/Mtok]", "{:.3f}"),
-            Column("cost_p95", "p95 [USD/Mtok]", "{:.3f}"),
-            Column("prob_margin_above", f"P(margin > {MC_TARGET_MARGIN_FRAC:.0%}) [%]", "{:.1%}"),
+            Column("cost_p5_usd_per_mtok", "cost p5 [USD/Mtok]", "{:.3f}"),
+            Column("cost_p50_usd_per_mtok", "median [USD/Mtok]", "{:.3f}"),
+            Column("cost_p95_usd_per_mtok", "p95 [USD/Mtok]", "{:.3f}"),
+            Column("prob_margin_above_frac", f"P(margin > {MC_TARGET_MARGIN_FRAC:.0%}) [%]", "{:.1%}"),
             Column("cheapest_frac", "cheapest in [% of draws]", "{:.1%}"),
+            Column("energy_p50_j_per_token", "median energy [J/token]", "{:.3g}"),
         ]
         shown = table.assign(hardware_id=[_name(h) for h in table["hardware_id"]])
         body = [note, figure_html(_figure(mid, table), f"{mid}-uncertainty"), table_html(shown, columns)]
