@@ -37,7 +37,10 @@ quantile ``p`` of the sketch lies within a relative :data:`SKETCH_RELATIVE_ERROR
 draws' order statistic of rank ``ceil(p N)`` for magnitudes in [2**-32, 2**48); magnitudes below
 2**-32 count as 0. ``backend="numpy"`` also keeps every draw (an xarray Dataset: exact quantiles
 with ``draws.quantile``); ``backend="dask"`` streams chunks through a dask tree reduction of the
-statistics, so memory is bounded by the chunk size whatever the number of draws.
+statistics: memory is the working set of the chunks in flight (one per thread, set by the chunk
+size) plus at most ``split_every`` partial statistics (7 x cases x :data:`SKETCH_BUCKETS` counts)
+per level of the tree (``log_8`` of the chunk count: 4 levels for 1e9 draws in chunks of 2**18),
+never the draws.
 """
 
 from __future__ import annotations
