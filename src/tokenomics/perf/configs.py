@@ -6,10 +6,15 @@ Shared by the aggregated projection (:mod:`tokenomics.perf.project`), sessions
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from tokenomics import catalog
 from tokenomics.catalog import Hardware, Model
+from tokenomics.curves.schema import conform
 from tokenomics.perf.step import ServingConfig, _resolve, weight_bytes_per_gpu
 from tokenomics.precision import bytes_per_element, canonical_precision
 
@@ -21,6 +26,8 @@ __all__ = [
     "as_model",
     "best_practice_precisions",
     "config_label",
+    "curve_frame",
+    "curve_rows",
     "default_config",
 ]
 
@@ -195,3 +202,151 @@ def default_config(model: Model | str, hardware: Hardware | str, **overrides: An
         f"{m.model_id} does not fit on {hw.hardware_id} with tensor parallelism up to {limit}; "
         "pass configs=[ServingConfig(tp=..., pp=...)] explicitly"
     )
+
+
+def _column(n: int, value: Any) -> np.ndarray:
+    """One column of ``n`` rows: an array (or Series) as it is, a scalar repeated."""
+    arr = value.to_numpy() if isinstance(value, pd.Series) else np.asarray(value)
+    if arr.ndim:
+        return arr
+    return np.full(n, value, dtype=object if isinstance(value, str) else None)
+
+
+def curve_rows(
+    model: Model,
+    config: ServingConfig,
+    points: Mapping[str, Any],
+    *,
+    hardware_id: str,
+    hardware_name: str,
+    workload: str,
+    isl_tokens: float,
+    osl_tokens: float,
+    note: str,
+    label: str,
+    source: str = "tokenomics.perf",
+    concurrency: Any = None,
+    **extra: Any,
+) -> dict[str, np.ndarray]:
+    """Return one configuration's projected points as curve-schema columns.
+
+    The rows a projection adds to a curve (:data:`tokenomics.curves.schema.CURVE_COLUMNS`,
+    ``kind="projected"``, ``framework="roofline"``): identity columns from the model, the
+    hardware names and the configuration, the metrics from ``points``, and
+    ``e2el_median_s = ttft_s + OSL x tpot_s``. :func:`curve_frame` joins several.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model.
+    config : ServingConfig
+        The configuration the points were projected for (its parallelism, routed-expert or
+        whole weight precision, speculative setting and ``disaggregated``).
+    points : mapping of str to array_like
+        Per-point metrics: ``concurrency``, ``num_gpus``, ``num_prefill_gpus``,
+        ``num_decode_gpus``, ``throughput_tok_per_s_per_gpu``,
+        ``input_throughput_tok_per_s_per_gpu``, ``output_throughput_tok_per_s_per_gpu``,
+        ``interactivity_tok_per_s_per_user``, ``e2e_interactivity_tok_per_s_per_user``,
+        ``ttft_s`` and ``tpot_s`` (as :func:`~tokenomics.perf.roofline_points` names them).
+    hardware_id, hardware_name : str
+        Hardware columns (a disaggregated plan on two systems names both).
+    workload : str
+        The ``workload`` column (an ISL/OSL label or a preset name).
+    isl_tokens, osl_tokens : float
+        Input and output tokens per request [tokens].
+    note : str
+        How the points were projected.
+    label : str
+        The ``config`` column (:func:`config_label`, or a plan's label).
+    source : str
+        The ``source`` column.
+    concurrency : array_like, optional
+        The ``concurrency`` column when it is not ``points["concurrency"]`` [count].
+    **extra
+        Further columns, in order after ``parallelism`` and ``config`` (arrays or scalars).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Columns of equal length, scalars repeated.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> from tokenomics.perf import roofline_points
+    >>> cfg = ServingConfig(tp=4)
+    >>> pts = roofline_points("llama-3.3-70b", "h100", [1.0, 8.0], config=cfg)
+    >>> rows = curve_rows(tk.model("llama-3.3-70b"), cfg, pts, hardware_id="h100-sxm",
+    ...                   hardware_name="H100 SXM", workload="1k/1k", isl_tokens=1024.0,
+    ...                   osl_tokens=1024.0, note="example", label=config_label(cfg, "llama-3.3-70b"))
+    >>> rows["parallelism"].tolist(), rows["concurrency"].tolist()
+    (['tp4', 'tp4'], [1.0, 8.0])
+    """
+    osl = float(osl_tokens)
+    conc = points["concurrency"] if concurrency is None else concurrency
+    ttft, tpot = points["ttft_s"], points["tpot_s"]
+    values: dict[str, Any] = {
+        "hardware_id": hardware_id,
+        "model_id": model.model_id,
+        "hardware_name": hardware_name,
+        "model_name": model.name,
+        "model_in_catalog": True,
+        "precision": config.weight_precision or model.native_weight_precision,
+        "framework": "roofline",
+        "spec_decoding": "mtp" if config.mtp_draft_tokens else "none",
+        "disaggregated": config.disaggregated,
+        "workload": workload,
+        "isl_tokens": float(isl_tokens),
+        "osl_tokens": osl,
+        "concurrency": conc,
+        "tp": float(config.tp),
+        "ep": float(config.ep),
+        "pp": float(config.pp),
+        "dp_attention": config.dp_attention,
+        "num_gpus": points["num_gpus"],
+        "num_prefill_gpus": points["num_prefill_gpus"],
+        "num_decode_gpus": points["num_decode_gpus"],
+        "throughput_tok_per_s_per_gpu": points["throughput_tok_per_s_per_gpu"],
+        "input_throughput_tok_per_s_per_gpu": points["input_throughput_tok_per_s_per_gpu"],
+        "output_throughput_tok_per_s_per_gpu": points["output_throughput_tok_per_s_per_gpu"],
+        "interactivity_tok_per_s_per_user": points["interactivity_tok_per_s_per_user"],
+        "e2e_interactivity_tok_per_s_per_user": points["e2e_interactivity_tok_per_s_per_user"],
+        "ttft_median_s": ttft,
+        "tpot_median_s": tpot,
+        "e2el_median_s": ttft + osl * tpot,
+        "kind": "projected",
+        "source": source,
+        "note": note,
+        "parallelism": config.label,
+        "config": label,
+        **extra,
+    }
+    n = len(np.atleast_1d(np.asarray(conc)))
+    return {key: _column(n, value) for key, value in values.items()}
+
+
+def curve_frame(parts: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:
+    """Return the rows of several :func:`curve_rows` as one curve-schema frame.
+
+    Parameters
+    ----------
+    parts : sequence of mapping
+        Columns of each configuration (at least one).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Schema columns in schema order with schema dtypes
+        (:func:`~tokenomics.curves.schema.conform`), then the other columns in order.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty.
+    """
+    if not parts:
+        raise ValueError("no rows to join")
+    names = list(parts[0])
+    if any(list(p) != names for p in parts):
+        return conform(pd.concat([pd.DataFrame(dict(p)) for p in parts], ignore_index=True))
+    return conform(pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in names}))

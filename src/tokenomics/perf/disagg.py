@@ -42,19 +42,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from scipy.special import gammaln, pdtr
 
 from tokenomics._validate import check_fraction, check_positive, check_range
 from tokenomics.catalog import Hardware, Model
 from tokenomics.cost.tco import tco as tco_of
 from tokenomics.curves.frontier import pareto_frontier
-from tokenomics.curves.schema import conform
 from tokenomics.economics import cost_per_mtok
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
 from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
-from tokenomics.perf.configs import DEFAULT_CONCURRENCY, best_practice_precisions, config_label
+from tokenomics.perf.configs import (
+    DEFAULT_CONCURRENCY,
+    best_practice_precisions,
+    config_label,
+    curve_frame,
+    curve_rows,
+)
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
-from tokenomics.perf.step import ServingConfig, max_concurrency, roofline_points
+from tokenomics.perf.step import ServingConfig, _points, _resolve, max_concurrency, roofline_points
 from tokenomics.units import BYTES_PER_GB
 from tokenomics.workload import isl_osl_label
 
@@ -219,12 +225,14 @@ def _scaleout_bytes_per_s(hw: Hardware, role: str) -> float:
 
 
 def _erlang_c(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
-    """Probability of waiting in an M/M/c queue (Erlang C), element-wise; ``load < servers``."""
+    """Probability of waiting in an M/M/c queue (Erlang C), element-wise; ``load < servers``.
+
+    From the Erlang B blocking probability, the Poisson ratio ``B = pmf(c; A) / cdf(c; A)``
+    (evaluated in logs), then ``C = B / (1 - rho (1 - B))`` with ``rho = A / c``.
+    """
     c = servers.astype(int)
-    b = np.ones_like(load, dtype=float)
-    for k in range(1, int(c.max()) + 1):
-        step = load * b / (k + load * b)
-        b = np.where(k <= c, step, b)
+    with np.errstate(divide="ignore"):
+        b = np.exp(c * np.log(load) - load - gammaln(c + 1.0) - np.log(pdtr(c, load)))
     rho = load / c
     return b / (1.0 - rho * (1.0 - b))
 
@@ -365,7 +373,7 @@ def plan_points(
     _scaleout_bytes_per_s(hw_d, "decode")
     prefill = _Prefill.build(m, hw_p, plan.prefill.config, isl, cached, theoretical_hit_frac, f_p)
     costs = (_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
-    return _plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity)
+    return pd.DataFrame(_plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity))
 
 
 class _Prefill:
@@ -405,7 +413,7 @@ class _Prefill:
 
 
 def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl: float, f_d: RooflineFactors,
-                prefill: _Prefill, costs: tuple[float, float], check_capacity: bool) -> pd.DataFrame:
+                prefill: _Prefill, costs: tuple[float, float], check_capacity: bool) -> dict[str, Any]:
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
     cfg_p, cfg_d = plan.prefill.config, plan.decode.config
     n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
@@ -414,10 +422,9 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
     eff, u_max = plan.kv_transfer_eff_frac, plan.prefill_max_utilization_frac
 
     # decode: pure decode steps of one replica
-    dec = roofline_points(m, hw_d, batch, isl_tokens=isl, osl_tokens=osl, config=cfg_d,
-                          factors=f_d, check_capacity=check_capacity)
+    dec = _points(_resolve(m, hw_d, cfg_d, f_d), batch, isl, osl, check_capacity)
     n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
-    rate = (n_dec / n_d) * dec["requests_per_s"].to_numpy(dtype=float)
+    rate = (n_dec / n_d) * np.asarray(dec["requests_per_s"], dtype=float)
 
     # prefill: accelerator-seconds per request and the latency of one prefill
     cached = np.full_like(rate, prefill.cached)
@@ -480,10 +487,10 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
     link = min(n_p * bw_p, n_d * bw_d) * eff
     t_kv = kv / link
     ttft = wait + t_p + t_kv
-    tpot = dec["tpot_s"].to_numpy(dtype=float)
+    tpot = np.asarray(dec["tpot_s"], dtype=float)
     n_all = n_pre + n_dec
     c_p, c_d = costs
-    return pd.DataFrame({
+    return {
         "concurrency": batch,
         "requests_per_s": rate,
         "tpot_s": tpot,
@@ -496,7 +503,7 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
         "input_throughput_tok_per_s_per_gpu": isl * rate / n_pre,
         "output_throughput_tok_per_s_per_gpu": osl * rate / n_dec,
-        "max_concurrency": dec["max_concurrency"].to_numpy(),
+        "max_concurrency": np.full(len(batch), dec["max_concurrency"]),
         "cache_hit_frac": cached / isl,
         "theoretical_cache_hit_frac": prefill.hit if prefill.hit is not None else prefill.cached / isl,
         "prefill_hardware_id": hw_p.hardware_id,
@@ -516,7 +523,7 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "prefill_cost_usd_per_gpu_hour": c_p,
         "decode_cost_usd_per_gpu_hour": c_d,
         "cost_usd_per_gpu_hour": (n_pre * c_p + n_dec * c_d) / n_all,
-    })
+    }
 
 
 def prefill_configs(model: Model | str, hardware: Hardware | str, *, isl_tokens: float = 8192.0,
@@ -803,62 +810,32 @@ def project_disagg_curve(
             if not kept:
                 errors.append(str(exc))
                 continue
-            pts = pd.concat(kept, ignore_index=True)
-        n_dec = float(pts["num_decode_gpus"].iloc[0])
-        spec = "mtp" if cfg.mtp_draft_tokens else "none"
+            pts = pd.concat([pd.DataFrame(k) for k in kept], ignore_index=True)
+        n_dec = float(np.asarray(pts["num_decode_gpus"])[0])
         label = (f"prefill {hw_p.hardware_id} {config_label(cfg_p, m)} + decode {int(n_dec)} x "
                  f"{hw_d.hardware_id} {config_label(plan.decode.config, m)}"
                  + (f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
                     if cfg.mtp_draft_tokens else ""))
         hw_label = hw_d.hardware_id if hw_p.hardware_id == hw_d.hardware_id else (
             f"{hw_p.hardware_id}+{hw_d.hardware_id}")
-        frame = pd.DataFrame({
-            "hardware_id": hw_label,
-            "model_id": m.model_id,
-            "hardware_name": hw_label,
-            "model_name": m.name,
-            "model_in_catalog": True,
-            "precision": cfg.weight_precision or m.native_weight_precision,
-            "framework": "roofline",
-            "spec_decoding": spec,
-            "disaggregated": True,
-            "workload": isl_osl_label(isl, osl),
-            "isl_tokens": isl,
-            "osl_tokens": osl,
-            "concurrency": pts["concurrency"] * n_dec / cfg.num_gpus,
-            "tp": float(cfg.tp),
-            "ep": float(cfg.ep),
-            "pp": float(cfg.pp),
-            "dp_attention": cfg.dp_attention,
-            "num_gpus": pts["num_gpus"],
-            "num_prefill_gpus": pts["num_prefill_gpus"],
-            "num_decode_gpus": pts["num_decode_gpus"],
-            "throughput_tok_per_s_per_gpu": pts["throughput_tok_per_s_per_gpu"],
-            "input_throughput_tok_per_s_per_gpu": pts["input_throughput_tok_per_s_per_gpu"],
-            "output_throughput_tok_per_s_per_gpu": pts["output_throughput_tok_per_s_per_gpu"],
-            "interactivity_tok_per_s_per_user": pts["interactivity_tok_per_s_per_user"],
-            "e2e_interactivity_tok_per_s_per_user": pts["e2e_interactivity_tok_per_s_per_user"],
-            "ttft_median_s": pts["ttft_s"],
-            "tpot_median_s": pts["tpot_s"],
-            "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
-            "cache_hit_frac": pts["cache_hit_frac"],
-            "theoretical_cache_hit_frac": pts["theoretical_cache_hit_frac"],
-            "kind": "projected",
-            "source": "tokenomics.perf.disagg",
-            "note": f"disaggregated roofline projection, {label}",
-            "parallelism": plan.decode.config.label,
-            "config": label,
-            "max_concurrency": float(b_max),
-            "capacity_limited": pts["concurrency"].to_numpy() == b_max,
+        frame = curve_rows(
+            m, plan.decode.config, pts, hardware_id=hw_label, hardware_name=hw_label,
+            workload=isl_osl_label(isl, osl), isl_tokens=isl, osl_tokens=osl,
+            note=f"disaggregated roofline projection, {label}", label=label,
+            source="tokenomics.perf.disagg", concurrency=pts["concurrency"] * n_dec / cfg.num_gpus,
+            cache_hit_frac=pts["cache_hit_frac"],
+            theoretical_cache_hit_frac=pts["theoretical_cache_hit_frac"],
+            max_concurrency=float(b_max),
+            capacity_limited=np.asarray(pts["concurrency"]) == b_max,
             **{c: pts[c] for c in DISAGG_COLUMNS if with_cost or "cost" not in c},
-        })
+        )
         frames.append(frame)
     if not frames:
         raise ValueError(
             f"no disaggregated plan of {m.model_id} with prefill on {hw_p.hardware_id} and decode on "
             f"{hw_d.hardware_id} serves ISL/OSL {isl:g}/{osl:g}: " + "; ".join(errors[:3])
         )
-    out = conform(pd.concat(frames, ignore_index=True))
+    out = curve_frame(frames)
     if frontier:
 
         out = pareto_frontier(out, by=None).reset_index(drop=True)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.frontier import pareto_frontier
 from tokenomics.curves.schema import conform
@@ -20,6 +21,8 @@ from tokenomics.perf.configs import (
     as_model,
     best_practice_precisions,
     config_label,
+    curve_frame,
+    curve_rows,
     default_config,
 )
 from tokenomics.perf.disagg import project_disagg_curve
@@ -27,7 +30,12 @@ from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import (
     ServingConfig,
-    max_concurrency,
+    _capacity,
+    _check_lengths,
+    _resolve,
+    _stack,
+    _times,
+    _work,
     roofline_points,
 )
 from tokenomics.workload import Workload, isl_osl_label
@@ -46,13 +54,76 @@ SEARCH_RULE: str = (
 """Serving modes of a default projection (``search="full"``)."""
 
 
-def _columns(n: int, values: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Columns of one configuration's points: arrays as they are, scalars repeated ``n`` times."""
-    out = {}
-    for key, value in values.items():
-        arr = value.to_numpy() if isinstance(value, pd.Series) else np.asarray(value)
-        out[key] = arr if arr.ndim else np.full(n, value, dtype=object if isinstance(value, str) else None)
-    return out
+def _aggregated_rows(
+    m: Model,
+    hw: Hardware,
+    cfgs: list[ServingConfig],
+    isl: float,
+    osl: float,
+    concurrency: Sequence[float] | np.ndarray | None,
+    factors: RooflineFactors,
+    band: tuple[float, float],
+    *,
+    best_practice: bool,
+) -> tuple[list[dict[str, np.ndarray]], dict[str, int]]:
+    """Curve rows of every aggregated configuration, all sweeps evaluated in one pass.
+
+    Each configuration's factor-independent work is built on its own concurrency grid; the
+    sweeps are then stacked and timed together (:func:`~tokenomics.perf.step._times` is
+    element-wise, so every point equals :func:`~tokenomics.perf.roofline_points` of its
+    configuration).
+    """
+    lo, hi = band
+    _check_lengths(isl, osl)
+    limits: dict[str, int] = {}
+    kept: list[tuple[ServingConfig, int, np.ndarray]] = []
+    works = []
+    for cfg in cfgs:
+        s = _resolve(m, hw, cfg, factors)
+        b_max = _capacity(s, isl, osl)
+        limits[cfg.label] = b_max
+        if b_max < 1:
+            continue
+        if concurrency is None:
+            grid = np.asarray([c for c in DEFAULT_CONCURRENCY if c < b_max] + [b_max], dtype=float)
+        else:
+            grid = np.atleast_1d(np.asarray(concurrency, dtype=float))
+            check_positive("concurrency", grid)
+            if np.any(grid > b_max):
+                # the message of roofline_points
+                roofline_points(m, hw, grid, isl_tokens=isl, osl_tokens=osl, config=cfg, factors=factors)
+        kept.append((cfg, b_max, grid))
+        works.append(_work(s, grid, isl, osl))
+    if not kept:
+        return [], limits
+    comp = _times(_stack(works), factors, hw.hbm_bandwidth_bytes_per_s)
+    bound = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
+    label_wl = isl_osl_label(isl, osl)
+    suffix = (f"{' (best-practice precisions)' if best_practice else ''}; factors: "
+              f"{factors.source}; throughput band x{lo:.2f}-x{hi:.2f}")
+    parts = []
+    start = 0
+    for cfg, b_max, grid in kept:
+        sl = slice(start, start + len(grid))
+        start += len(grid)
+        pts = {k: v[sl] for k, v in comp.items()}
+        pts["concurrency"] = grid
+        label = config_label(cfg, m)
+        extra: dict[str, Any] = {
+            BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
+            BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi,
+            "max_concurrency": float(b_max),
+            "capacity_limited": grid == b_max,
+            "bound": bound[sl],
+            "step_time_s": pts["step_time_s"],
+            "factors_source": factors.source,
+        }
+        parts.append(curve_rows(
+            m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=label_wl,
+            isl_tokens=isl, osl_tokens=osl, note=f"roofline projection, {label}{_mtp_label(cfg)}{suffix}",
+            label=label, **extra,
+        ))
+    return parts, limits
 
 
 def _configs(
@@ -214,83 +285,14 @@ def project_curve(
     cfgs = _configs(configs, m, hw)
     if full:
         cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
-    frames = []
-    limits: dict[str, int] = {}
-    for cfg in cfgs:
-        label = config_label(cfg, m)
-        b_max = max_concurrency(m, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens, config=cfg, factors=factors)
-        limits[cfg.label] = b_max
-        if b_max < 1:
-            continue
-        if concurrency is None:
-            grid = np.asarray([c for c in DEFAULT_CONCURRENCY if c < b_max] + [b_max], dtype=float)
-            limited = grid == b_max
-        else:
-            grid = np.asarray(concurrency, dtype=float)
-            limited = grid == b_max
-        pts = roofline_points(
-            m, hw, grid, isl_tokens=isl_tokens, osl_tokens=osl_tokens, config=cfg, factors=factors
-        )
-        w = cfg.weight_precision or m.native_weight_precision
-        osl = float(osl_tokens)
-        frame = _columns(
-            len(pts),
-            {
-                "hardware_id": hw.hardware_id,
-                "model_id": m.model_id,
-                "hardware_name": hw.name,
-                "model_name": m.name,
-                "model_in_catalog": True,
-                "precision": w,
-                "framework": "roofline",
-                "spec_decoding": "mtp" if cfg.mtp_draft_tokens else "none",
-                "disaggregated": cfg.disaggregated,
-                "workload": isl_osl_label(float(isl_tokens), osl),
-                "isl_tokens": float(isl_tokens),
-                "osl_tokens": osl,
-                "concurrency": pts["concurrency"],
-                "tp": float(cfg.tp),
-                "ep": float(cfg.ep),
-                "pp": float(cfg.pp),
-                "dp_attention": cfg.dp_attention,
-                "num_gpus": pts["num_gpus"],
-                "num_prefill_gpus": pts["num_prefill_gpus"],
-                "num_decode_gpus": pts["num_decode_gpus"],
-                "throughput_tok_per_s_per_gpu": pts["throughput_tok_per_s_per_gpu"],
-                "input_throughput_tok_per_s_per_gpu": pts["input_throughput_tok_per_s_per_gpu"],
-                "output_throughput_tok_per_s_per_gpu": pts["output_throughput_tok_per_s_per_gpu"],
-                "interactivity_tok_per_s_per_user": pts["interactivity_tok_per_s_per_user"],
-                "e2e_interactivity_tok_per_s_per_user": pts["e2e_interactivity_tok_per_s_per_user"],
-                "ttft_median_s": pts["ttft_s"],
-                "tpot_median_s": pts["tpot_s"],
-                "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
-                "kind": "projected",
-                "source": "tokenomics.perf",
-                "note": (
-                    f"roofline projection, {label}"
-                    f"{_mtp_label(cfg)}"
-                    f"{' (best-practice precisions)' if configs is None else ''}; factors: "
-                    f"{factors.source}; throughput band x{lo:.2f}-x{hi:.2f}"
-                ),
-                "parallelism": cfg.label,
-                "config": label,
-                BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
-                BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi,
-                "max_concurrency": float(b_max),
-                "capacity_limited": limited,
-                "bound": pts["bound"],
-                "step_time_s": pts["step_time_s"],
-                "factors_source": factors.source,
-            },
-        )
-        frames.append(frame)
-    if not frames:
+    parts, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
+                                     best_practice=configs is None)
+    if not parts:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds even one sequence of "
             f"ISL/OSL {isl_tokens:g}/{osl_tokens:g}: max_concurrency={limits}"
         )
-    names = list(frames[0])
-    out = conform(pd.DataFrame({k: np.concatenate([f[k] for f in frames]) for k in names}))
+    out = curve_frame(parts)
     skipped = None
     if full:
         try:

@@ -34,9 +34,8 @@ import pandas as pd
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
-from tokenomics.curves.schema import conform
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
-from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label
+from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label, curve_frame, curve_rows
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
 from tokenomics.perf.project import BAND_COLUMNS, _configs
@@ -455,48 +454,33 @@ def project_session_curve(
             for x in np.unique(np.round(h, 3))
         ]
         lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))
-        w = cfg.weight_precision or m.native_weight_precision
-        frame = pd.DataFrame({
-            "hardware_id": hw.hardware_id, "model_id": m.model_id, "hardware_name": hw.name,
-            "model_name": m.name, "model_in_catalog": True, "precision": w, "framework": "roofline",
-            "spec_decoding": "mtp" if cfg.mtp_draft_tokens else "none",
-            "disaggregated": cfg.disaggregated, "workload": workload.name,
-            "isl_tokens": isl, "osl_tokens": osl, "concurrency": pts["sessions"],
-            "tp": float(cfg.tp), "ep": float(cfg.ep), "pp": float(cfg.pp), "dp_attention": cfg.dp_attention,
-            "num_gpus": pts["num_gpus"], "num_prefill_gpus": pts["num_prefill_gpus"],
-            "num_decode_gpus": pts["num_decode_gpus"],
-            "throughput_tok_per_s_per_gpu": pts["throughput_tok_per_s_per_gpu"],
-            "input_throughput_tok_per_s_per_gpu": pts["input_throughput_tok_per_s_per_gpu"],
-            "output_throughput_tok_per_s_per_gpu": pts["output_throughput_tok_per_s_per_gpu"],
-            "interactivity_tok_per_s_per_user": pts["interactivity_tok_per_s_per_user"],
-            "e2e_interactivity_tok_per_s_per_user": pts["e2e_interactivity_tok_per_s_per_user"],
-            "ttft_median_s": pts["ttft_s"], "tpot_median_s": pts["tpot_s"],
-            "e2el_median_s": pts["ttft_s"] + osl * pts["tpot_s"],
-            "cache_hit_frac": pts["realized_cache_hit_frac"],
-            "gpu_cache_hit_frac": pts["gpu_cache_hit_frac"],
-            "theoretical_cache_hit_frac": pts["theoretical_cache_hit_frac"],
-            "kv_offload": mode,
-            "kind": "projected", "source": "tokenomics.perf",
-            "note": (f"session projection, {config_label(cfg, m)}; factors: {factors.source}; "
-                     f"throughput band x{lo:.2f}-x{hi:.2f}"),
-            "parallelism": cfg.label, "config": config_label(cfg, m),
-            BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
-            BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi,
-            "realized_cache_hit_frac": pts["realized_cache_hit_frac"],
-            "in_flight": pts["concurrency"], "kv_capacity_tokens": pts["kv_capacity_tokens"],
-            "kv_limited": pts["kv_limited"], "queue_wait_s": pts["queue_wait_s"],
-            "recall_s": pts["recall_s"], "recall_link_util": pts["recall_link_util"],
-            "recompute_s": pts["recompute_s"],
-            "cached_cost_ratio": [lookup[x] for x in np.round(h, 3)],
-            "bound": pts["bound"], "step_time_s": pts["step_time_s"], "factors_source": factors.source,
-        })
+        label = config_label(cfg, m)
+        frame = curve_rows(
+            m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=workload.name,
+            isl_tokens=isl, osl_tokens=osl, concurrency=pts["sessions"], label=label,
+            note=(f"session projection, {label}; factors: {factors.source}; "
+                  f"throughput band x{lo:.2f}-x{hi:.2f}"),
+            cache_hit_frac=pts["realized_cache_hit_frac"],
+            gpu_cache_hit_frac=pts["gpu_cache_hit_frac"],
+            theoretical_cache_hit_frac=pts["theoretical_cache_hit_frac"],
+            kv_offload=mode,
+            **{BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
+               BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi},
+            realized_cache_hit_frac=pts["realized_cache_hit_frac"],
+            in_flight=pts["concurrency"], kv_capacity_tokens=pts["kv_capacity_tokens"],
+            kv_limited=pts["kv_limited"], queue_wait_s=pts["queue_wait_s"],
+            recall_s=pts["recall_s"], recall_link_util=pts["recall_link_util"],
+            recompute_s=pts["recompute_s"],
+            cached_cost_ratio=np.asarray([lookup[x] for x in np.round(h, 3)], dtype=float),
+            bound=pts["bound"], step_time_s=pts["step_time_s"], factors_source=factors.source,
+        )
         frames.append(frame)
     if not frames:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds one {isl + osl:,.0f}-token "
             f"session context of workload {workload.name!r}"
         )
-    out = conform(pd.concat(frames, ignore_index=True))
+    out = curve_frame(frames)
     if frontier:
         from tokenomics.curves.frontier import pareto_frontier
 
