@@ -14,7 +14,7 @@ import pandas as pd
 
 from tokenomics import catalog
 from tokenomics.catalog import Hardware, Model
-from tokenomics.curves.schema import conform
+from tokenomics.curves.schema import CURVE_COLUMNS, POINT_KINDS, conform
 from tokenomics.perf.step import ServingConfig, _resolve, weight_bytes_per_gpu
 from tokenomics.precision import bytes_per_element, canonical_precision
 
@@ -349,4 +349,16 @@ def curve_frame(parts: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:
     names = list(parts[0])
     if any(list(p) != names for p in parts):
         return conform(pd.concat([pd.DataFrame(dict(p)) for p in parts], ignore_index=True))
-    return conform(pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in names}))
+    joined = {k: np.concatenate([p[k] for p in parts]) for k in names}
+    kinds = set(joined.get("kind", ()))
+    if not kinds <= set(POINT_KINDS):
+        return conform(pd.DataFrame(joined))  # raises, naming the kind
+    # conform's result, each column typed once (conform types them one by one in a frame)
+    n = len(joined[names[0]])
+    columns: dict[str, Any] = {}
+    for col, (dtype, _) in CURVE_COLUMNS.items():
+        columns[col] = pd.array(joined[col] if col in joined else [pd.NA] * n, dtype=dtype)
+    for col in names:
+        if col not in CURVE_COLUMNS:
+            columns[col] = joined[col]
+    return pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)

@@ -60,7 +60,7 @@ from tokenomics.perf.configs import (
 )
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
-from tokenomics.perf.step import ServingConfig, _points, _resolve, max_concurrency, roofline_points
+from tokenomics.perf.step import ServingConfig, _points, _resolve, max_concurrency
 from tokenomics.units import BYTES_PER_GB
 from tokenomics.workload import isl_osl_label
 
@@ -256,10 +256,8 @@ def _prefill_work(
             f"{hw.hbm_capacity_gb:g}); use more tensor or pipeline parallelism in the prefill pool"
         )
 
-    pts = roofline_points(m, hw, [1.0], isl_tokens=isl, osl_tokens=1.0, config=cfg, factors=f,
-                          check_capacity=False, cached_tokens=cached)
-    row = pts.iloc[0]
-    return float(row["num_prefill_gpus"] / row["requests_per_s"]), float(row["ttft_s"])
+    pts = _points(_resolve(m, hw, cfg, f), np.ones(1), isl, 1.0, False, cached)
+    return float(pts["num_prefill_gpus"][0] / pts["requests_per_s"][0]), float(pts["ttft_s"][0])
 
 
 def _default_decode_gpus(hw: Hardware, cfg: ServingConfig) -> int:

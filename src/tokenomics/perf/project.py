@@ -11,7 +11,6 @@ import pandas as pd
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.frontier import pareto_frontier
-from tokenomics.curves.schema import conform
 from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
@@ -306,7 +305,8 @@ def project_curve(
             dis[BAND_COLUMNS[0]] = dis["throughput_tok_per_s_per_gpu"] * lo
             dis[BAND_COLUMNS[1]] = dis["throughput_tok_per_s_per_gpu"] * hi
             dis["factors_source"] = factors.source
-            out = conform(pd.concat([out, dis], ignore_index=True))
+            # both frames are conformed (schema columns first, same dtypes): so is their union
+            out = pd.concat([out, dis], ignore_index=True)
     if frontier:
         out = pareto_frontier(out, by=None).reset_index(drop=True)
     out.attrs["max_concurrency"] = limits
