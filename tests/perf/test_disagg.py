@@ -101,6 +101,20 @@ def test_erlang_c_hand_values() -> None:
     assert got == pytest.approx([0.5, 1.0 / 3.0])
 
 
+def test_erlang_c_matches_the_textbook_sum_for_large_pools() -> None:
+    from fractions import Fraction
+    from math import factorial
+
+    def exact(c: int, a: Fraction) -> float:
+        # C = (A^c / c!) c / (c - A) / (sum_{k<c} A^k / k! + (A^c / c!) c / (c - A)), in exact rationals
+        top = a**c / factorial(c) * Fraction(c) / (c - a)
+        return float(top / (sum(a**k / factorial(k) for k in range(c)) + top))
+
+    cases = [(1, Fraction(1, 2)), (5, Fraction(9, 2)), (50, Fraction(40)), (400, Fraction(380)), (400, Fraction(200))]
+    got = _erlang_c(np.array([float(c) for c, _ in cases]), np.array([float(a) for _, a in cases]))
+    assert got == pytest.approx([exact(c, a) for c, a in cases], rel=1e-9, abs=1e-300)
+
+
 def test_queueing_grows_with_prefill_load() -> None:
     plan = ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=64),
                        decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8), num_gpus=64))

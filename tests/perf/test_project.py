@@ -629,3 +629,55 @@ def test_models_larger_than_one_node_are_projected_across_nodes() -> None:
                                                 kv_precision="fp8", disaggregated=True),
                            factors=RooflineFactors.ideal())
     assert float(wide["comm_time_s"].iloc[0]) == pytest.approx(a2a + allreduce, rel=1e-9)
+
+
+# ----- the stacked default search equals one roofline evaluation per configuration ------------
+
+@pytest.mark.parametrize(
+    ("model", "hardware", "isl", "osl"),
+    [("llama-3.3-70b", "h200", 8192.0, 1024.0), ("deepseek-r1", "gb200-nvl72", 1024.0, 1024.0)],
+)
+def test_default_rows_equal_each_configuration_evaluated_alone(model: str, hardware: str, isl: float,
+                                                                 osl: float) -> None:
+    from tokenomics.curves.schema import conform
+    from tokenomics.perf import ServingPlan, bundled_calibration, speculative_settings
+    from tokenomics.perf.disagg import Pool, best_prefill_config, decode_configs, plan_points
+
+    m, hw = tk.model(model), tk.hardware(hardware)
+    f = bundled_calibration().factors_for(hw)
+    got = project_curve(m, hw, isl_tokens=isl, osl_tokens=osl)
+    pd.testing.assert_frame_equal(got, conform(got), check_exact=True)  # schema dtypes and order
+    metrics = ["throughput_tok_per_s_per_gpu", "interactivity_tok_per_s_per_user", "ttft_median_s",
+               "tpot_median_s", "num_gpus"]
+    agg = got[~got["disaggregated"].astype(bool)]
+    base = frontier_configs(m, hw, **best_practice_precisions(m, hw))
+    cfgs = base + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in base]
+    assert len(agg) == sum(len(agg[agg["note"].str.contains(f"{c.label},", regex=False)]) for c in cfgs)
+    for cfg in cfgs:
+        mtp = (f"MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g}" if cfg.mtp_draft_tokens
+               else "(best-practice")
+        rows = agg[(agg["parallelism"] == cfg.label) & agg["note"].str.contains(mtp, regex=False)]
+        want = roofline_points(m, hw, rows["concurrency"].to_numpy(float), isl_tokens=isl, osl_tokens=osl,
+                               config=cfg, factors=f)
+        np.testing.assert_array_equal(rows["step_time_s"].to_numpy(float), want["step_time_s"])
+        for col in metrics:
+            src = {"ttft_median_s": "ttft_s", "tpot_median_s": "tpot_s"}.get(col, col)
+            np.testing.assert_array_equal(rows[col].to_numpy(float), want[src].to_numpy(float))
+        assert rows["bound"].tolist() == want["bound"].tolist()
+        assert bool(rows["capacity_limited"].iloc[-1])
+        assert rows["max_concurrency"].iloc[-1] == rows["concurrency"].iloc[-1] == want["max_concurrency"].iloc[0]
+    dis = got[got["disaggregated"].astype(bool)]
+    if not m.is_moe:
+        return
+    # one disaggregated decode configuration, against plan_points of the same plan
+    cfg_p = best_prefill_config(m, hw, isl_tokens=isl, factors=f)
+    cfg_d = next(c for c in decode_configs(m, hw, **best_practice_precisions(m, hw))
+                 if c.mtp_draft_tokens == 0 and c.dp_attention and c.tp == 8)
+    rows = dis[(dis["parallelism"] == cfg_d.label) & (dis["spec_decoding"] == "none")]
+    n_d = rows["num_decode_gpus"].iloc[0]
+    plan = ServingPlan(prefill=Pool(hardware=hw, config=cfg_p), decode=Pool(hardware=hw, config=cfg_d))
+    want = plan_points(m, plan, rows["concurrency"].to_numpy(float) * cfg_d.num_gpus / n_d, isl_tokens=isl,
+                       osl_tokens=osl, prefill_factors=f, decode_factors=f, tco_usd_per_gpu_hour=1.0)
+    for col in metrics:
+        src = {"ttft_median_s": "ttft_s", "tpot_median_s": "tpot_s"}.get(col, col)
+        np.testing.assert_array_equal(rows[col].to_numpy(float), want[src].to_numpy(float))
