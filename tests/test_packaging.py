@@ -41,10 +41,11 @@ def test_wheel_contains_data_and_typed_marker(wheel: Path):
 @pytest.mark.slow
 def test_wheel_works_in_fresh_venv_outside_checkout(wheel: Path, tmp_path: Path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-                   check=True)
+    # this environment's pip installs into the fresh one (no pip bootstrapped there: seconds saved)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--no-deps",
+                    "--no-index", str(wheel)], check=True)
     # Dependencies (numpy, pandas, ...) come from this environment's site-packages; the package
     # itself must come from the fresh venv (PYTHONPATH entries do not process the editable .pth).
     env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}

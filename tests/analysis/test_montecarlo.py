@@ -139,7 +139,6 @@ def test_band_moves_projected_rows_only():
     assert math.isnan(r.cheaper_frac.loc["a@50", "a@25"])  # different interactivities are not ranked
 
 
-@pytest.mark.slow
 def test_model_name_runs_compare_through_the_chain():
     r = monte_carlo("deepseek-r1", ["gb200", "tpu-v7"], interactivity_tok_per_s_per_user=[50.0], n_draws=256,
                     utilization_frac=stats.uniform(0.4, 0.4), workload="1k/1k")

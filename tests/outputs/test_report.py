@@ -355,7 +355,6 @@ def test_margin_grid_and_sensitivity_consistent(out):
     assert sens["base_gross_margin_frac"].iloc[0] == pytest.approx(head.gross_margin_frac)
 
 
-@pytest.mark.slow
 def test_projected_hardware_has_band(tmp_path):
     """No points are bundled at ISL/OSL 2048/512: the curve is the roofline projection."""
     with pytest.raises(ValueError, match="no bundled curve points"):

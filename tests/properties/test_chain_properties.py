@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +14,6 @@ from tests.properties.strategies import CHAIN_SYSTEMS, CHAIN_WORKLOADS, chain_in
 from tokenomics.chain import CHAIN_COLUMNS, evaluate
 
 
-@pytest.mark.slow
 @settings(max_examples=examples(6), deadline=None, derandomize=True)
 @given(
     hardware=st.lists(st.sampled_from(CHAIN_SYSTEMS), min_size=1, max_size=2, unique=True),

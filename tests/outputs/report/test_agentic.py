@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tokenomics.curves.reference import reference_curve
 from tokenomics.outputs.report import ReportOptions
 from tokenomics.outputs.report.agentic import AGENTIC_COLUMNS, agentic_table
@@ -23,7 +21,6 @@ def test_agentic_table_rows_for_sessions_and_none_for_fixed() -> None:
     assert fixed.empty
 
 
-@pytest.mark.slow
 def test_report_has_the_agentic_section(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import tokenomics as tk
 
