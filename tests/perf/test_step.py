@@ -67,3 +67,22 @@ def test_fixed_layer_time_scales_with_kernel_units() -> None:
         extra = (decode_step_time_s(m, "b200", 1.0, config=cfg, factors=slow)
                  - decode_step_time_s(m, "b200", 1.0, config=cfg, factors=ideal))
         assert extra == pytest.approx(layer_kernel_units(m) * 1e-3)
+
+
+def test_expert_parallel_imbalance_by_hand() -> None:
+    from statistics import NormalDist
+
+    from tokenomics.perf.step import _ep_token_imbalance, _ep_weight_imbalance, _resolve
+
+    z8 = NormalDist().inv_cdf((8 - 0.375) / (8 + 0.25))  # Blom: expected largest of 8 normals
+    s = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, ep=8, weight_precision="fp4"), None)
+    # 64 tokens x 8 experts = 512 pairs on 8 ranks: mean 64, sd sqrt(512 / 8 x 7 / 8)
+    assert float(_ep_token_imbalance(s, np.asarray([64.0]))[0]) == pytest.approx(1 + z8 * (512 / 8 * 7 / 8) ** 0.5 / 64)
+    # 16 tokens touch each expert with p = 1 - (1 - 8/256)^16; 32 experts per rank
+    p = 1 - (1 - 8 / 256) ** 16
+    mu, sd = 32 * p, (32 * p * (1 - p)) ** 0.5
+    assert float(_ep_weight_imbalance(s, np.asarray([16.0]))[0]) == pytest.approx(min(mu + z8 * sd, 32) / mu)
+    # every expert touched: no weight imbalance; no expert parallelism: none at all
+    assert float(_ep_weight_imbalance(s, np.asarray([4096.0]))[0]) == pytest.approx(1.0)
+    tp = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, weight_precision="fp4"), None)
+    assert float(_ep_token_imbalance(tp, np.asarray([64.0]))[0]) == 1.0

@@ -27,7 +27,10 @@ Assumptions (stated once, here):
 
 * MoE routing is uniform: with ``k`` of ``E`` experts per token and ``T`` tokens in the batch a
   layer touches ``E x (1 - (1 - k/E)^T)`` distinct experts on average; expert weights are spread
-  evenly over the replica (by expert or tensor parallelism), load imbalance is ignored.
+  evenly over the replica (by expert or tensor parallelism). Under expert parallelism the step
+  waits for the busiest of the ``ep`` ranks: its distinct experts (weight bytes) and its routed
+  tokens (expert FLOPs, all-to-all bytes) exceed the mean by the expected maximum of ``ep``
+  binomial draws (normal approximation); skewed routing beyond that is ignored.
 * The decode context of a sequence is ``ISL + OSL / 2`` (the average over its generation).
 * Without DP-attention the MLA latent cache is replicated on every tensor-parallel rank (it has
   no heads to split); GQA caches split over ``min(tp, kv_heads)`` ranks. With DP-attention in
@@ -62,12 +65,14 @@ Assumptions (stated once, here):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from scipy.stats import norm
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
@@ -361,7 +366,8 @@ def _comm_work(s: _Setup, tokens: np.ndarray, measured: bool = False) -> tuple[n
             latency += dense_layers * lat
             if ep > 1:
                 bw_e, lat_e = link("all_to_all", ep)
-                local = tokens / tp * a.active_experts * a.hidden * (ep - 1) / ep
+                local = (tokens / tp * a.active_experts * a.hidden * (ep - 1) / ep
+                         * _ep_token_imbalance(s, tokens))
                 a2a = local * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / bw_e
                 t = t + moe_layers * a2a
                 count += 2.0 * moe_layers
@@ -382,6 +388,46 @@ def _attn_flop_per_token(s: _Setup, context: float) -> float:
     return a.decode_attn_flop_per_ctx_token * context + a.window_attn_flop_per_ctx_token * window
 
 
+@functools.cache
+def _max_normal(n: int) -> float:
+    """Return the expected largest of ``n`` independent standard normal draws (Blom's approximation)."""
+    return float(norm.ppf((n - 0.375) / (n + 0.25))) if n > 1 else 0.0
+
+
+def _ep_weight_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
+    """Distinct experts of the busiest expert-parallel rank over the mean, >= 1.
+
+    Each of the ``ep`` ranks holds ``E / ep`` experts, each touched by the step's ``T`` tokens
+    with probability ``p = 1 - (1 - k/E)^T`` (uniform routing); the step waits for the rank that
+    streams the most, ``min(mu + z(ep) sigma, E / ep) / mu`` with ``mu = p E / ep``,
+    ``sigma^2 = p (1 - p) E / ep`` and ``z(n)`` the expected largest of ``n`` standard normals.
+    """
+    ep = s.cfg.ep
+    if ep <= 1:
+        return np.ones_like(tokens, dtype=float)
+    a = s.a
+    per_rank = a.routed_experts / ep
+    p = 1.0 - (1.0 - a.active_experts / a.routed_experts) ** tokens
+    mu = np.maximum(per_rank * p, 1e-12)
+    top = np.minimum(mu + _max_normal(ep) * np.sqrt(per_rank * p * (1.0 - p)), per_rank)
+    return np.asarray(np.maximum(top / mu, 1.0), dtype=float)
+
+
+def _ep_token_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
+    """Routed tokens of the busiest expert-parallel rank over the mean, >= 1.
+
+    The step's ``T k`` token-expert pairs land on ``ep`` ranks (uniform routing): mean
+    ``T k / ep``, variance ``T k (1 / ep) (1 - 1 / ep)``; the busiest rank carries
+    ``mean + z(ep) sigma``.
+    """
+    ep = s.cfg.ep
+    if ep <= 1:
+        return np.ones_like(tokens, dtype=float)
+    pairs = np.maximum(tokens * s.a.active_experts, 1e-12)
+    sigma = np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
+    return np.asarray(1.0 + _max_normal(ep) * sigma / (pairs / ep), dtype=float)
+
+
 def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
     """Weight bytes one accelerator reads in one stage step with ``tokens`` tokens."""
     a, cfg = s.a, s.cfg
@@ -391,7 +437,8 @@ def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
     if a.moe_layers == 0:
         return np.full_like(tokens, fixed, dtype=float)
     e, k = a.routed_experts, a.active_experts
-    touched = e * (1.0 - (1.0 - k / e) ** tokens)
+    # the busiest expert-parallel rank sets the pace
+    touched = e * (1.0 - (1.0 - k / e) ** tokens) * _ep_weight_imbalance(s, tokens)
     return fixed + a.moe_layers * touched * a.expert_params * s.w_bytes / n
 
 
@@ -566,6 +613,9 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
     tokens = micro * (1 + cfg.mtp_draft_tokens)
     kv_seq = kv_cache_bytes_per_sequence(s.model, context, s.kv_precision)
     linear = tokens * a.linear_flop_per_token / n
+    # the routed experts' FLOPs wait for the busiest expert-parallel rank
+    routed = tokens * 2.0 * a.moe_layers * a.active_experts * a.expert_params / n
+    linear = linear + routed * (_ep_token_imbalance(s, tokens) - 1.0)
     attn = tokens * _attn_flop_per_token(s, context) / n
     comm, count, _ = _comm_work(s, tokens)
     op_comm, _, op_lat = _comm_work(s, tokens, measured=True)
