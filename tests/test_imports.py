@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ def _modules() -> dict[str, tuple[Path, bool]]:
 MODULES = _modules()
 
 
-def _imports(name: str) -> list[tuple[str, tuple[str, ...], int, bool]]:
+@functools.cache  # each module parsed once per run, not once per test
+def _imports(name: str) -> tuple[tuple[str, tuple[str, ...], int, bool], ...]:
     """(target module, names, line, inside a function) of every tokenomics import of a module."""
     path, is_package = MODULES[name]
     package = name if is_package else name.rpartition(".")[0]
@@ -49,7 +51,7 @@ def _imports(name: str) -> list[tuple[str, tuple[str, ...], int, bool]]:
             visit(child, nested)
 
     visit(ast.parse(path.read_text(encoding="utf-8")), False)
-    return found
+    return tuple(found)
 
 
 def _graph(*, function_level: bool = True) -> dict[str, set[str]]:
