@@ -59,6 +59,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` runs named test files in this process: starting workers would cost more than they save.
+
+    A run of directories (the default ``tests`` and ``src/tokenomics``) gets one worker per core;
+    ``-n 2`` distributes named files too, ``PYTEST_XDIST_AUTO_NUM_WORKERS`` sets the count.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    named = [Path(arg.split("::", 1)[0]) for arg in config.args]
+    return 0 if named and all(path.suffix == ".py" for path in named) else None
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """``--dist loadgroup``: keep the tests of a module-scoped fixture on one worker (tests/_scheduling.py)."""
     if config.getvalue("dist") != "loadgroup":
