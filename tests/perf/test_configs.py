@@ -62,3 +62,18 @@ def test_an_unknown_kind_and_no_parts_raise() -> None:
         curve_frame([rows])
     with pytest.raises(ValueError, match="no rows"):
         curve_frame([])
+
+
+def test_names_resolve_to_the_catalog_entry_of_the_moment() -> None:
+    from tokenomics.catalog._registry import REGISTRY
+    from tokenomics.perf.configs import as_hardware, as_model
+
+    first = as_model("DeepSeek R1")
+    assert first is tk.model("deepseek-r1")
+    assert as_hardware("GB200 NVL72") is tk.hardware("gb200-nvl72")
+    REGISTRY._entities.clear()  # the catalog rebuilds its entries (as add_catalog_file makes it)
+    again = as_model("deepseek-r1")
+    assert again is tk.model("deepseek-r1")
+    assert again is not first
+    with pytest.raises(KeyError, match="closest"):
+        as_model("deepsek-r1")

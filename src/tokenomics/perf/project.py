@@ -125,16 +125,28 @@ def _aggregated_rows(
     return parts, limits
 
 
+_SEARCHED: dict[tuple[int, int], tuple[Model, Hardware, tuple[ServingConfig, ...]]] = {}
+"""Default searches by (model identity, hardware identity): catalog entries are frozen, and the
+entries are kept so that their identities are not reused while cached."""
+
+
 def _configs(
     configs: ServingConfig | Mapping[str, Any] | Iterable[ServingConfig | Mapping[str, Any]] | None,
     m: Model,
     hw: Hardware,
 ) -> list[ServingConfig]:
     if configs is None:
+        hit = _SEARCHED.get((id(m), id(hw)))
+        if hit is not None and hit[0] is m and hit[1] is hw:
+            return list(hit[2])
         precisions: dict[str, Any] = best_practice_precisions(m, hw)
         found = frontier_configs(m, hw, **precisions)
         # a dense model too large for TP 8 gets the smallest TP that fits (raises if none does)
-        return found or [default_config(m, hw, **precisions)]
+        out = found or [default_config(m, hw, **precisions)]
+        if len(_SEARCHED) >= 1024:
+            _SEARCHED.clear()
+        _SEARCHED[(id(m), id(hw))] = (m, hw, tuple(out))
+        return out
     if isinstance(configs, ServingConfig | Mapping):
         configs = [configs]
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
