@@ -65,7 +65,7 @@ def test_an_unknown_kind_and_no_parts_raise() -> None:
 
 
 def test_names_resolve_to_the_catalog_entry_of_the_moment() -> None:
-    from tokenomics.catalog._registry import REGISTRY
+    from tokenomics.catalog import REGISTRY
     from tokenomics.perf.configs import as_hardware, as_model
 
     first = as_model("DeepSeek R1")

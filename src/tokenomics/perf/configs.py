@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
-from tokenomics.catalog import Hardware, Model
-from tokenomics.catalog._registry import REGISTRY
+from tokenomics.catalog import REGISTRY, Hardware, Model
 from tokenomics.curves.schema import CURVE_COLUMNS, POINT_KINDS, conform
 from tokenomics.perf.step import ServingConfig, _resolve, weight_bytes_per_gpu
 from tokenomics.precision import bytes_per_element, canonical_precision
