@@ -40,7 +40,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
-from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.curves.curve import ThroughputCurve, check_curve_matches
 from tokenomics.curves.reference import reference_curve
 from tokenomics.economics import (
     DEFAULT_CACHED_COST_RATIO,
@@ -59,7 +59,7 @@ from tokenomics.economics import (
     usd_per_gpu_year,
 )
 from tokenomics.economics.policy import default_license_fee_frac
-from tokenomics.perf.hierarchy import check_kv_offload
+from tokenomics.perf.hierarchy import KV_OFFLOAD_MODES, check_kv_offload
 from tokenomics.perf.project import BAND_COLUMNS
 from tokenomics.workload import Workload, workload
 
@@ -534,6 +534,8 @@ def supply(
     """
     basis = _basis(tco, cost_usd_per_gpu_hour)
     mode = check_kv_offload(kv_offload)
+    if model is not None:
+        check_context_fits(model, workload)
     if mode != "none" and (throughput_tok_per_s_per_gpu is not None or throughput_curve is not None):
         raise ValueError(f"kv_offload={mode!r} selects the reference curve; with an explicit throughput or curve "
                          "it would not be used: drop kv_offload or the throughput/curve")
@@ -554,6 +556,11 @@ def supply(
         x = float(DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER if interactivity_tok_per_s_per_user is None
                   else interactivity_tok_per_s_per_user)
         check_positive("interactivity_tok_per_s_per_user", x)
+        if throughput_curve is not None:
+            # a curve of another system, model or workload would be read as this one's
+            check_curve_matches(throughput_curve.points, model_id=None if model is None else model.model_id,
+                                hardware_id=hardware.hardware_id, workload=workload)
+            mode = _stated_offload(throughput_curve, mode)
         if throughput_curve is None:
             if model is None:
                 raise ValueError("give model= to read its curve, or throughput_tok_per_s_per_gpu")
@@ -620,6 +627,37 @@ def supply(
     out = pd.DataFrame(columns)[list(SUPPLY_COLUMNS)]
     out.attrs["cached_cost_ratio"] = own_ratio
     return out
+
+
+def check_context_fits(model: Model, workload: Workload) -> None:
+    """Raise if a workload's input sequence exceeds the model's context window.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model (``max_context_tokens``).
+    workload : Workload
+        The traffic (``isl_tokens``, the mean input sequence [tokens]).
+
+    Raises
+    ------
+    ValueError
+        ``isl_tokens > max_context_tokens``, naming both.
+    """
+    limit = getattr(model, "max_context_tokens", None)
+    if limit and float(workload.isl_tokens) > float(limit):
+        raise ValueError(f"workload {workload.name!r}: isl_tokens={float(workload.isl_tokens):g} exceeds "
+                         f"{model.model_id}'s context window (max_context_tokens={int(limit):,}); "
+                         f"give an input sequence <= {int(limit):,} tokens")
+
+
+def _stated_offload(curve: ThroughputCurve, mode: str) -> str:
+    """Return the one KV offload mode a given curve's points state (``mode`` when they state none or several)."""
+    if "kv_offload" not in curve.points.columns:
+        return mode
+    stated = {str(v) for v in curve.points["kv_offload"].dropna().tolist() if str(v).strip()}
+    one = stated.pop().strip().lower() if len(stated) == 1 else mode
+    return one if one in KV_OFFLOAD_MODES else mode
 
 
 def session_figures_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, float]:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from tokenomics import catalog, chain
 from tokenomics.catalog import Model
+from tokenomics.curves.curve import check_curve_matches
 
 __all__ = ["evaluate_plan"]
 
@@ -66,7 +67,8 @@ def evaluate_plan(
     KeyError
         Points without the pool columns, or a pool hardware without TCO inputs on the basis.
     ValueError
-        Arguments the plan supplies (an explicit cost, throughput or curve).
+        Arguments the plan supplies (an explicit cost, throughput or curve); points that state
+        another model or ISL/OSL than ``model`` and ``workload``.
 
     Examples
     --------
@@ -88,6 +90,9 @@ def evaluate_plan(
     missing = [c for c in needed if c not in points]
     if missing:
         raise KeyError(f"points lack {missing} (rows of plan_points or project_disagg_curve)")
+    # points made for another model or ISL/OSL would be priced as this workload's
+    check_curve_matches(points, model_id=(catalog.model(model) if isinstance(model, str) else model).model_id,
+                        workload=chain.workload_of(workload), field="points")
     basis = chain.resolve_tco(tco)
     n_p = points["num_prefill_gpus"].to_numpy(dtype=float)
     n_d = points["num_decode_gpus"].to_numpy(dtype=float)

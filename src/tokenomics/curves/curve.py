@@ -32,7 +32,7 @@ from scipy.interpolate import PchipInterpolator
 from tokenomics._validate import check_positive, check_range
 from tokenomics.curves.frontier import DEFAULT_GROUP_COLUMNS, pareto_frontier
 
-__all__ = ["ThroughputCurve", "cost_curve"]
+__all__ = ["ThroughputCurve", "check_curve_matches", "cost_curve"]
 
 Extrapolate = Literal["nan", "raise", "clip"]
 _EXTRAPOLATE = ("nan", "raise", "clip")
@@ -486,3 +486,71 @@ def cost_curve(
     out["cached_input_usd_per_mtok"] = split.cached_input_usd_per_mtok
     out["output_usd_per_mtok"] = split.output_usd_per_mtok
     return out
+
+
+def check_curve_matches(
+    points: pd.DataFrame | None,
+    *,
+    model_id: str | None = None,
+    hardware_id: str | None = None,
+    workload: Any = None,
+    field: str = "throughput_curve",
+) -> None:
+    """Raise if curve points state another model, hardware or workload than the one evaluated.
+
+    Only what the points state is checked: a column that is absent or empty passes. A fixed
+    workload (``workload.is_fixed``) is compared on ``isl_tokens``/``osl_tokens`` where the
+    points carry them (relative tolerance 1 %), else on ``workload``; a session workload on its
+    name.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame or None
+        The curve's points (``ThroughputCurve.points``) or plan rows.
+    model_id, hardware_id : str, optional
+        Catalog ids of the system evaluated.
+    workload : Workload, optional
+        The traffic evaluated.
+    field : str
+        Name of the argument the points came from, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the curve's and the evaluated model, hardware or workload.
+    """
+    if points is None or len(points) == 0:
+        return
+
+    def stated(column: str) -> list[Any]:
+        if column not in points.columns:
+            return []
+        return sorted({v for v in points[column].dropna().tolist() if str(v).strip()}, key=str)
+
+    def mismatch(what: str, theirs: list[Any], ours: Any) -> ValueError:
+        shown = ", ".join(str(v) for v in theirs)
+        return ValueError(f"{field} is for {what} {shown}, not {ours}: give a curve measured or projected "
+                          f"for {ours}, or evaluate {shown}")
+
+    if model_id is not None:
+        theirs = stated("model_id")
+        if theirs and model_id not in theirs:
+            raise mismatch("model", theirs, model_id)
+    if hardware_id is not None:
+        theirs = stated("hardware_id")
+        if theirs and hardware_id not in theirs:
+            raise mismatch("hardware", theirs, hardware_id)
+    if workload is None:
+        return
+    if getattr(workload, "is_fixed", False) and stated("isl_tokens") and stated("osl_tokens"):
+        isl = points["isl_tokens"].dropna().to_numpy(dtype=float)
+        osl = points["osl_tokens"].dropna().to_numpy(dtype=float)
+        if not (np.allclose(isl, float(workload.isl_tokens), rtol=0.01)
+                and np.allclose(osl, float(workload.osl_tokens), rtol=0.01)):
+            theirs = sorted({f"ISL/OSL {a:g}/{b:g}" for a, b in zip(isl, osl, strict=False)})
+            raise mismatch("workload", theirs, f"{workload.name} (ISL/OSL {float(workload.isl_tokens):g}/"
+                                               f"{float(workload.osl_tokens):g})")
+        return
+    theirs = stated("workload")
+    if theirs and workload.name not in theirs:
+        raise mismatch("workload", theirs, workload.name)

@@ -1,0 +1,67 @@
+"""Inputs that belong to another system, model or workload than the one evaluated: a ValueError
+naming both, never a number read off the wrong curve.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.curves.curve import check_curve_matches
+
+
+@pytest.fixture(scope="module")
+def gb200_r1_8k1k() -> tk.ThroughputCurve:
+    curve, _ = tk.reference_curve("deepseek-r1", "gb200", workload="8k/1k")
+    return curve
+
+
+@pytest.mark.parametrize(("model", "hardware", "workload", "fragments"), [
+    ("deepseek-r1", "h100", "8k/1k", ("gb200-nvl72", "h100-sxm")),
+    ("llama-3.3-70b", "gb200", "8k/1k", ("deepseek-r1", "llama-3.3-70b")),
+    ("deepseek-r1", "gb200", "1k/1k", ("8192/1024", "1k/1k")),
+])
+def test_a_curve_of_another_system_is_refused(gb200_r1_8k1k: tk.ThroughputCurve, model: str, hardware: str,
+                                              workload: str, fragments: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError) as err:
+        tk.evaluate(model, hardware, workload=workload, throughput_curve=gb200_r1_8k1k)
+    for fragment in fragments:
+        assert fragment in str(err.value)
+
+
+def test_the_matching_curve_is_read(gb200_r1_8k1k: tk.ThroughputCurve) -> None:
+    row = tk.evaluate("deepseek-r1", "gb200", workload="8k/1k", throughput_curve=gb200_r1_8k1k)
+    assert row["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(gb200_r1_8k1k.throughput_at(50.0))
+
+
+def test_points_that_state_nothing_pass() -> None:
+    check_curve_matches(pd.DataFrame({"throughput_tok_per_s_per_gpu": [1.0]}), model_id="deepseek-r1",
+                        hardware_id="h100-sxm", workload=tk.workload("8k/1k"))
+
+
+def test_a_plan_made_for_another_isl_osl_is_refused() -> None:
+    # the columns of project_disagg_curve rows, made at 8k/1k
+    pts = pd.DataFrame({"prefill_hardware_id": ["b200"], "decode_hardware_id": ["h200-sxm"],
+                        "num_prefill_gpus": [8.0], "num_decode_gpus": [16.0],
+                        "throughput_tok_per_s_per_gpu": [500.0], "interactivity_tok_per_s_per_user": [30.0],
+                        "model_id": ["deepseek-r1"], "workload": ["8k/1k"], "isl_tokens": [8192.0],
+                        "osl_tokens": [1024.0]})
+    with pytest.raises(ValueError, match=r"points is for workload ISL/OSL 8192/1024, not 1k/1k"):
+        tk.evaluate_plan("deepseek-r1", pts, workload="1k/1k")
+    with pytest.raises(ValueError, match=r"model deepseek-r1, not llama-3.3-70b"):
+        tk.evaluate_plan("llama-3.3-70b", pts, workload="8k/1k")
+
+
+def test_an_input_beyond_the_context_window_is_refused() -> None:
+    long = tk.Workload(name="long", isl_tokens=2e6, osl_tokens=1000)
+    with pytest.raises(ValueError, match=r"isl_tokens=2e\+06 exceeds deepseek-r1's context window "
+                                         r"\(max_context_tokens=131,072\)"):
+        tk.evaluate("deepseek-r1", "gb200", workload=long, cost_usd_per_gpu_hour=2.0)
+
+
+def test_a_given_offload_curve_labels_its_mode() -> None:
+    # the report passes the DRAM-offload reference curve; its rows must say dram, not none
+    curve, _ = tk.reference_curve("deepseek-r1", "b200", workload="agentic-coding", kv_offload="dram")
+    row = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", throughput_curve=curve)
+    assert row["kv_offload"].iloc[0] == "dram"
