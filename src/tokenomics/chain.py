@@ -578,7 +578,12 @@ def supply(
         fac_default = hardware.facility_power_kw_per_accelerator
     else:
         if tco_result is None:
-            tco_result = basis.tco(hardware)
+            # a scalar facility power given for a system the catalog has no power for feeds its TCO
+            given = np.asarray(facility_power_kw_per_accelerator if facility_power_kw_per_accelerator is not None
+                               else math.nan, dtype=float)
+            lacks = hardware.it_power_kw_per_accelerator is None and hardware.facility_power_kw_per_accelerator is None
+            tco_result = (basis.tco(hardware, facility_power_kw_per_accelerator=float(given))
+                          if lacks and given.ndim == 0 and np.isfinite(given) and given > 0 else basis.tco(hardware))
         elif tco_result.hardware_id != hardware.hardware_id or tco_result.basis != basis.kind:
             raise ValueError(f"tco_result is for {tco_result.hardware_id} ({tco_result.basis}), not "
                              f"{hardware.hardware_id} ({basis.kind})")

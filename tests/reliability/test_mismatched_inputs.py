@@ -1,5 +1,5 @@
-"""Inputs that belong to another system, model or workload than the one evaluated: a ValueError
-naming both, never a number read off the wrong curve.
+"""Inputs that belong to another system, model or workload than the one evaluated (a ValueError
+naming both, never a number read off the wrong curve), and hints that name what the caller can pass.
 """
 
 from __future__ import annotations
@@ -65,3 +65,25 @@ def test_a_given_offload_curve_labels_its_mode() -> None:
     curve, _ = tk.reference_curve("deepseek-r1", "b200", workload="agentic-coding", kv_offload="dram")
     row = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", throughput_curve=curve)
     assert row["kv_offload"].iloc[0] == "dram"
+
+
+def test_a_system_without_power_takes_the_keyword_its_error_names() -> None:
+    with pytest.raises(ValueError, match=r"pass facility_power_kw_per_accelerator=") as err:
+        tk.evaluate("llama-3.3-70b", "tpu-v6e")
+    assert "cost_usd_per_gpu_hour=" in str(err.value)
+    row = tk.evaluate("llama-3.3-70b", "tpu-v6e", facility_power_kw_per_accelerator=0.4)
+    # itemised TCO on the given facility power: the same figure tk.tco gives with that override
+    expected = tk.tco("tpu-v6e", facility_power_kw_per_accelerator=0.4).usd_per_gpu_hour
+    assert row["cost_usd_per_gpu_hour"].iloc[0] == pytest.approx(expected)
+    assert row["facility_power_kw_per_accelerator"].iloc[0] == pytest.approx(0.4)
+
+
+def test_the_command_line_hint_names_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from tokenomics.outputs.cli import main
+
+    assert main(["cost", "--hardware", "tpu-v6e", "--model", "llama-3.3-70b"]) == 2
+    err = capsys.readouterr().err
+    assert "--cost-per-gpu-hour" in err
+    assert "facility_power_kw_per_accelerator=" not in err
+    assert main(["cost", "--hardware", "gb200", "--model", "deepseek-r1", "--isl", "200000", "--osl", "1000"]) == 2
+    assert "--isl=200000 exceeds deepseek-r1's context window" in capsys.readouterr().err

@@ -407,7 +407,7 @@ def tco(
         ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
     ValueError
         An override outside its range (percent hint for fractions), an unknown basis, or a
-        system with neither IT nor facility power (give ``it_power_kw_per_accelerator=``).
+        system with neither IT nor facility power (give ``facility_power_kw_per_accelerator=``).
 
     Examples
     --------
@@ -532,7 +532,9 @@ def tco(
     else:
         raise ValueError(
             f"hardware {hw.hardware_id!r} has neither it_power_kw_per_accelerator nor "
-            "facility_power_kw_per_accelerator in the catalog; pass it_power_kw_per_accelerator="
+            "facility_power_kw_per_accelerator in the catalog; pass facility_power_kw_per_accelerator= "
+            "(tco, evaluate) or it_power_kw_per_accelerator= (tco), or price the GPU-hour with "
+            "cost_usd_per_gpu_hour="
         )
     inputs["it_power_kw_per_accelerator"] = it_kw
     inputs["facility_power_kw_per_accelerator"] = facility
@@ -772,13 +774,15 @@ class TcoBasis(BaseModel):
             return f"published {self.vintage}, {self.tier} tier"
         return f"given, {self.usd_per_gpu_hour:g} USD/GPU-hour"
 
-    def tco(self, hardware: Any) -> TcoResult:
+    def tco(self, hardware: Any, **overrides: float) -> TcoResult:
         """TCO of one system on this basis.
 
         Parameters
         ----------
         hardware : Hardware or str
             Catalog entry (or its name).
+        **overrides : float
+            TCO inputs replaced (see :func:`tco`), e.g. ``facility_power_kw_per_accelerator``.
 
         Returns
         -------
@@ -793,9 +797,9 @@ class TcoBasis(BaseModel):
         """
         hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
         if self.kind == "itemised":
-            return tco(hw, str(self.profile))
+            return tco(hw, str(self.profile), **overrides)
         if self.kind == "published":
-            return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier))
+            return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier), **overrides)
         rate = float(self.usd_per_gpu_hour or 0.0)
         return TcoResult(
             hardware_id=hw.hardware_id,

@@ -789,6 +789,9 @@ FLAG_FOR_FIELD: dict[str, str] = {
 }
 """Library field -> CLI flag, so that errors name what the user typed."""
 
+_POWER_HINT = ("pass facility_power_kw_per_accelerator= (tco, evaluate) or it_power_kw_per_accelerator= (tco), "
+               "or price the GPU-hour with ")
+
 _LIST_COMMAND = (("unknown hardware", "tokenomics hardware"), ("unknown model", "tokenomics models"),
                  ("provider", "tokenomics prices"))
 
@@ -801,6 +804,9 @@ def _in_cli_terms(text: str, parser: argparse.ArgumentParser, command: str) -> s
             sub = action.choices.get(command)
             if sub is not None:
                 flags = {s for a in sub._actions for s in a.option_strings}
+    if "--cost-per-gpu-hour" in flags:
+        # Python keywords a command line cannot pass: point to the flag that prices the GPU-hour
+        text = text.replace(_POWER_HINT, "price the GPU-hour with ")
     for field, flag in FLAG_FOR_FIELD.items():
         if flag in flags:
             text = re.sub(rf"(?<![\w-]){field}(?![\w])", flag, text)
