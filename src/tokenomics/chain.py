@@ -291,9 +291,10 @@ def evaluate(
         TCO basis (default :data:`tokenomics.cost.tco.DEFAULT_TCO_BASIS`).
     cost_usd_per_gpu_hour : float or array_like, optional
         Explicit TCO [USD/GPU-hour]; the same as ``tco=TcoBasis.explicit(...)``, array-able.
-    interactivity_tok_per_s_per_user : float, optional
+    interactivity_tok_per_s_per_user : float or array_like, optional
         Where the curve is read [tok/s/user] (default
-        :data:`DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER`). Not with an explicit throughput.
+        :data:`DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER`). Not with an explicit throughput. An
+        array gives one row per element (each at its own curve point and token mix).
     throughput_tok_per_s_per_gpu : float or array_like, optional
         Explicit total throughput [tok/s/GPU]; skips the curve.
     throughput_curve : ThroughputCurve, optional
@@ -357,6 +358,9 @@ def evaluate(
     >>> round(float(row["gross_margin_frac"].iloc[0]), 4)
     -0.0407
     """
+    if interactivity_tok_per_s_per_user is not None and np.ndim(interactivity_tok_per_s_per_user) > 0:
+        # each interactivity reads its own curve point and token mix: one evaluation per element
+        return _evaluate_each_interactivity(dict(locals()))
     index = _series_index(
         cost_usd_per_gpu_hour=cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu,
         utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
@@ -469,6 +473,32 @@ def evaluate(
     for name, values in demand.items():
         rows[name] = np.broadcast_to(np.asarray(values, dtype=float), (n,))
     out = rows[list(CHAIN_COLUMNS)]
+    if index is not None and len(index) == n:
+        out.index = index
+    return out
+
+
+def _evaluate_each_interactivity(args: dict[str, Any]) -> pd.DataFrame:
+    """Run :func:`evaluate` once per element of an array of interactivities; other 1-d inputs go along."""
+    xs = args["interactivity_tok_per_s_per_user"]
+    index = _series_index(**{k: v for k, v in args.items() if isinstance(v, pd.Series)})
+    x = np.asarray(xs, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"interactivity_tok_per_s_per_user must be a scalar or a non-empty 1-d array, "
+                         f"got shape {x.shape}")
+    n = x.size
+
+    def element(name: str, value: Any, i: int) -> Any:
+        if isinstance(value, (str, bytes)) or value is None or np.ndim(value) == 0:
+            return value
+        arr = np.asarray(value.to_numpy() if isinstance(value, pd.Series) else value)
+        if arr.ndim != 1 or arr.size not in (1, n):
+            raise ValueError(f"{name} must be a scalar or a 1-d array of the interactivities' length ({n}), "
+                             f"got shape {arr.shape}")
+        return arr[0 if arr.size == 1 else i].item()
+
+    rows = [evaluate(**{k: element(k, v, i) for k, v in args.items()}) for i in range(n)]
+    out = pd.concat(rows, ignore_index=True)
     if index is not None and len(index) == n:
         out.index = index
     return out
@@ -861,6 +891,12 @@ def compare(
     names = list(hardware) if hardware is not None else [str(h) for h in catalog.hardware_table().index]
     systems = [catalog.hardware(h) for h in dict.fromkeys(catalog.resolve_hardware_id(h) for h in names)]
     # inputs every system shares are checked up front: an error there is the caller's, not a system's
+    for name, value in (("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user),
+                        ("utilization_frac", utilization_frac), ("license_fee_frac", license_fee_frac),
+                        *prices_usd_per_mtok.items()):
+        if value is not None and not isinstance(value, str) and np.ndim(value) > 0:
+            raise ValueError(f"{name} takes one value in compare(), got {np.size(value)}: for several use "
+                             f"tk.sweep(tk.Scenario(...), {name}=[...]) or tk.evaluate, which take arrays")
     check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
     if license_fee_frac is not None:

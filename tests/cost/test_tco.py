@@ -167,7 +167,7 @@ def test_every_system_itemises(hardware_id, profile):
     hw = tk.hardware(hardware_id)
     if hw.it_power_kw_per_accelerator is None and hw.facility_power_kw_per_accelerator is None:
         # no power figure: an error naming the override, never a silent zero power cost
-        with pytest.raises(ValueError, match="pass it_power_kw_per_accelerator="):
+        with pytest.raises(ValueError, match="pass facility_power_kw_per_accelerator="):
             tk.tco(hardware_id, profile)
         return
     r = tk.tco(hardware_id, profile)

@@ -4,6 +4,7 @@ naming both, never a number read off the wrong curve), and hints that name what 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -87,3 +88,24 @@ def test_the_command_line_hint_names_a_flag(capsys: pytest.CaptureFixture[str]) 
     assert "facility_power_kw_per_accelerator=" not in err
     assert main(["cost", "--hardware", "gb200", "--model", "deepseek-r1", "--isl", "200000", "--osl", "1000"]) == 2
     assert "--isl=200000 exceeds deepseek-r1's context window" in capsys.readouterr().err
+
+
+def test_an_array_of_interactivities_gives_one_row_each() -> None:
+    rows = tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=np.array([20.0, 50.0]))
+    one = [tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=x) for x in (20.0, 50.0)]
+    assert list(rows["interactivity_tok_per_s_per_user"]) == [20.0, 50.0]
+    for i, row in enumerate(one):
+        assert rows["gross_margin_frac"].iloc[i] == pytest.approx(row["gross_margin_frac"].iloc[0])
+    # Series in, Series index out; another 1-d input goes along element by element
+    x = pd.Series([20.0, 50.0], index=["slow", "fast"])
+    rows = tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=x, utilization_frac=[0.5, 0.6])
+    assert list(rows.index) == ["slow", "fast"]
+    assert list(rows["utilization_frac"]) == [0.5, 0.6]
+    with pytest.raises(ValueError, match=r"utilization_frac must be a scalar or a 1-d array .* \(2\)"):
+        tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=x, utilization_frac=[0.5, 0.6, 0.7])
+
+
+def test_compare_takes_one_interactivity_and_says_where_several_go() -> None:
+    with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user takes one value in compare\(\), got 2: "
+                                         r"for several use tk.sweep"):
+        tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=[20, 50])
