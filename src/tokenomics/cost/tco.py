@@ -796,10 +796,11 @@ class TcoBasis(BaseModel):
             Unknown hardware, or no published figure for it (itemised: no TCO inputs).
         """
         hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+        extra: dict[str, Any] = dict(overrides)
         if self.kind == "itemised":
-            return tco(hw, str(self.profile), **overrides)
+            return tco(hw, str(self.profile), **extra)
         if self.kind == "published":
-            return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier), **overrides)
+            return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier), **extra)
         rate = float(self.usd_per_gpu_hour or 0.0)
         return TcoResult(
             hardware_id=hw.hardware_id,
