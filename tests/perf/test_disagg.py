@@ -14,6 +14,7 @@ from tokenomics.perf.disagg import (
     ServingPlan,
     _erlang_c,
     best_prefill_config,
+    closed_loop_points,
     decode_configs,
     plan_cost_per_mtok,
     plan_points,
@@ -308,3 +309,77 @@ def test_evaluation_path_prices_each_pool_at_its_own_tco() -> None:
                                1 - 0.3 - rows["cost_usd_per_mtok"] / rows["blended_price_usd_per_mtok"])
     with pytest.raises(ValueError, match="plan supplies"):
         evaluate_plan("deepseek-r1", pts, cost_usd_per_gpu_hour=2.0)
+
+
+def _fixed(prefill_gpus: int = 8, decode_gpus: int = 8) -> ServingPlan:
+    return ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=prefill_gpus),
+                       decode=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, dp_attention=True, **FP4),
+                                   num_gpus=decode_gpus))
+
+
+def test_closed_loop_obeys_littles_law() -> None:
+    conc = np.asarray([16.0, 256.0, 1024.0])
+    pts = closed_loop_points("deepseek-r1", _fixed(), conc, isl_tokens=8192.0, osl_tokens=1024.0,
+                             prefill_factors=FACTORS, decode_factors=FACTORS)
+    # requests in flight = rate x (TTFT + OSL x TPOT)
+    inflight = pts["requests_per_s"] * (pts["ttft_s"] + 1024.0 * pts["tpot_s"])
+    assert np.allclose(inflight, conc, rtol=0.01)
+    assert (pts["throughput_tok_per_s_per_gpu"] == 9216.0 * pts["requests_per_s"] / 16.0).all()
+    assert pts["requests_per_s"].is_monotonic_increasing
+
+
+def test_closed_loop_saturates_at_the_smaller_pool() -> None:
+    # one 8-GPU prefill replica for four decode replicas: the prefill pool limits the rate, its
+    # queue (TTFT) absorbs the requests in flight, and the rate stays below its capacity
+    plan = _fixed(prefill_gpus=8, decode_gpus=32)
+    pts = closed_loop_points("deepseek-r1", plan, [2048.0, 8192.0], isl_tokens=8192.0, osl_tokens=1024.0,
+                             prefill_factors=FACTORS, decode_factors=FACTORS)
+    g = float(plan_points("deepseek-r1", plan.model_copy(update={"prefill": Pool(
+        hardware="b200", config=plan.prefill.config)}), [1.0], isl_tokens=8192.0, osl_tokens=1024.0,
+        prefill_factors=FACTORS, decode_factors=FACTORS, tco_usd_per_gpu_hour=1.0)["prefill_gpu_s_per_request"].iloc[0])
+    assert (pts["requests_per_s"] <= 8.0 / g * (1 + 1e-6)).all()
+    assert pts["requests_per_s"].iloc[1] == pytest.approx(8.0 / g, rel=0.01)
+    assert (pts["bound"] == "prefill").all()
+    assert pts["ttft_s"].iloc[1] > pts["ttft_s"].iloc[0]
+
+
+def test_closed_loop_decode_slots_cap_the_batch() -> None:
+    pts = closed_loop_points("deepseek-r1", _fixed(prefill_gpus=64), [4096.0], isl_tokens=1024.0,
+                             osl_tokens=1024.0, max_batch_per_replica=256, prefill_factors=FACTORS,
+                             decode_factors=FACTORS)
+    assert pts["decode_batch_per_replica"].iloc[0] == pytest.approx(256.0, rel=1e-3)
+    assert pts["bound"].iloc[0] == "decode slots"
+    # the 3840 requests without a slot wait: TTFT = their count / rate at least
+    assert pts["ttft_s"].iloc[0] >= (4096.0 - 256.0) / pts["requests_per_s"].iloc[0]
+
+
+def test_closed_loop_needs_fixed_pools_and_positive_inputs() -> None:
+    free = ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4)),
+                       decode=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=8))
+    with pytest.raises(ValueError, match="num_gpus"):
+        closed_loop_points("deepseek-r1", free, [64.0])
+    with pytest.raises(ValueError, match="concurrency"):
+        closed_loop_points("deepseek-r1", _fixed(), [0.0])
+    with pytest.raises(ValueError, match="max_batch_per_replica"):
+        closed_loop_points("deepseek-r1", _fixed(), [64.0], max_batch_per_replica=0)
+
+
+def test_decode_pool_prices_kernels_at_measured_rates() -> None:
+    from tokenomics.perf.calibrate import bundled_calibration
+    from tokenomics.perf.disagg import decode_pool_factors
+
+    hw = tk.hardware("gb200")
+    base = bundled_calibration().factors_for(hw)
+    f = decode_pool_factors("gb200")
+    assert f.operator_tables
+    assert (f.compute_eff_frac, f.comm_eff_frac) == (1.0, 1.0)
+    # memory efficiency and fixed costs stay the calibration's
+    assert (f.hbm_bandwidth_eff_frac, f.step_overhead_s, f.layer_latency_s) == (
+        base.hbm_bandwidth_eff_frac, base.step_overhead_s, base.layer_latency_s)
+    # the default plan prices its decode pool with them, its prefill pool with the calibration
+    plan = ServingPlan(prefill=Pool(hardware="gb200", config=ServingConfig(tp=4, ep=4, **FP4)),
+                       decode=Pool(hardware="gb200", config=ServingConfig(tp=8, ep=8, dp_attention=True, **FP4)))
+    default = plan_points("deepseek-r1", plan, [256.0], isl_tokens=8192.0, tco_usd_per_gpu_hour=1.0)
+    explicit = plan_points("deepseek-r1", plan, [256.0], isl_tokens=8192.0, tco_usd_per_gpu_hour=1.0,
+                           prefill_factors=base, decode_factors=f)
+    pd.testing.assert_frame_equal(default, explicit)

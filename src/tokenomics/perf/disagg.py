@@ -237,10 +237,47 @@ def _erlang_c(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
     return b / (1.0 - rho * (1.0 - b))
 
 
-def _pool_factors(hw: Hardware, factors: RooflineFactors | None) -> RooflineFactors:
+def decode_pool_factors(hardware: Hardware | str) -> RooflineFactors:
+    """Return the efficiencies of a disaggregated decode pool on a hardware type.
+
+    A decode pool runs pure decode steps: no prompt shares its batches. Its matrix multiplies,
+    attention and collectives are priced at their measured kernel rates (the operator tables of
+    :mod:`tokenomics.perf.operators`, residual multipliers 1: ``operator_tables=True``,
+    ``compute_eff_frac = comm_eff_frac = 1``), while the memory efficiency and the fixed
+    per-step and per-layer costs are the bundled calibration's for the hardware. The
+    calibration's own compute efficiency is fitted to mostly aggregated serving, where every
+    step also carries chunked prefill: colocated prefill slows the decode steps it shares
+    (the prefill-decoding interference of DistServe, Zhong et al., OSDI 2024, arXiv:2401.09670),
+    and that slowdown is absent from a decode pool. Prefill pools keep the bundled calibration unchanged.
+
+    Parameters
+    ----------
+    hardware : Hardware or str
+        Decode hardware (or its name).
+
+    Returns
+    -------
+    RooflineFactors
+        The factors; ``source`` says how they were built.
+
+    Examples
+    --------
+    >>> f = decode_pool_factors("gb200")
+    >>> f.operator_tables, f.compute_eff_frac
+    (True, 1.0)
+    """
+    hw = _as_hardware(hardware)
+    base = bundled_calibration().factors_for(hw)
+    return base.model_copy(update={"operator_tables": True, "compute_eff_frac": 1.0, "comm_eff_frac": 1.0,
+                                   "source": f"decode pool: measured kernel rates; memory and fixed costs "
+                                             f"{base.source}"})
+
+
+def _pool_factors(hw: Hardware, factors: RooflineFactors | None, role: str = "prefill") -> RooflineFactors:
     if factors is not None:
         return factors
-
+    if role == "decode":
+        return decode_pool_factors(hw)
     return bundled_calibration().factors_for(hw)
 
 
@@ -321,7 +358,8 @@ def plan_points(
         times the replicas), holding one ``ISL``-token context per session in flight
         (:func:`tokenomics.memory.prefix_cache.realized_hit_frac`), and a larger pool holds more.
     prefill_factors, decode_factors : RooflineFactors, optional
-        Efficiencies of each pool (default: the bundled calibration's for its hardware).
+        Efficiencies of each pool (default: the bundled calibration's for the prefill pool,
+        :func:`decode_pool_factors` for the decode pool).
     tco_usd_per_gpu_hour : float, dict or None
         Each pool's TCO [USD/GPU-hour]: a dict keyed by hardware id, or one figure for both;
         default :func:`tokenomics.tco` of each hardware (itemised, hyperscaler profile).
@@ -366,7 +404,7 @@ def plan_points(
     check_positive("concurrency", batch)
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
-    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors, "decode")
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
     prefill = _Prefill.build(m, hw_p, plan.prefill.config, isl, cached, theoretical_hit_frac, f_p)
@@ -522,6 +560,155 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "decode_cost_usd_per_gpu_hour": c_d,
         "cost_usd_per_gpu_hour": (n_pre * c_p + n_dec * c_d) / n_all,
     }
+
+
+def closed_loop_points(
+    model: Model | str,
+    plan: ServingPlan,
+    concurrency: Any,
+    *,
+    isl_tokens: float = 1024.0,
+    osl_tokens: float = 1024.0,
+    max_batch_per_replica: int | None = None,
+    prefill_factors: RooflineFactors | None = None,
+    decode_factors: RooflineFactors | None = None,
+) -> pd.DataFrame:
+    """Return the steady state of fixed pools driven by a fixed number of requests in flight.
+
+    A benchmark client (or a fleet of users) keeps ``C`` requests in flight; each spends its
+    TTFT in the prefill pool (queue, prefill, KV transfer) and ``OSL x TPOT`` decoding. With
+    both pools fixed the request rate ``R`` solves Little's law::
+
+        C = R x TTFT(R) + k_d x b(R)
+        k_d x r_d(b) = R                      decode rate of k_d replicas at batch b per replica
+        TTFT(R) = W_p(R) + t_p + t_kv         W_p: M/D/c wait of the k_p prefill replicas
+
+    ``R`` is below both capacities: the prefill pool's ``k_p n_p / g`` (busy all the time) and
+    the decode pool's rate at its largest batch ``b_cap`` (memory capacity, or
+    ``max_batch_per_replica`` where the engine caps its running requests). When ``C`` exceeds
+    what the decode pool holds at ``b_cap``, the surplus waits for a decode slot and adds to
+    TTFT: ``TTFT = (C - k_d b_cap) / R``. The symbols are those of the module notes.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    plan : ServingPlan
+        Both pools with ``num_gpus`` given.
+    concurrency : float or array_like
+        Requests in flight over the whole plan [count], > 0.
+    isl_tokens, osl_tokens : float
+        Input and output tokens per request [tokens], > 0.
+    max_batch_per_replica : int, optional
+        Most sequences one decode replica runs at once (the engine's limit) [count], >= 1;
+        default: its memory capacity.
+    prefill_factors, decode_factors : RooflineFactors, optional
+        Efficiencies of each pool (default: the bundled calibration's for the prefill pool,
+        :func:`decode_pool_factors` for the decode pool).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per concurrency: ``concurrency, requests_per_s, decode_batch_per_replica,
+        tpot_s, interactivity_tok_per_s_per_user, ttft_s, prefill_queue_s,
+        prefill_utilization_frac, num_prefill_gpus, num_decode_gpus, num_gpus,
+        throughput_tok_per_s_per_gpu, bound`` (``"prefill"``, ``"decode"``: the pool that
+        limits the rate, the other's queue being short, or ``"decode slots"`` when requests wait
+        for a decode slot).
+
+    Raises
+    ------
+    ValueError
+        A pool without ``num_gpus``, a non-positive concurrency or ``max_batch_per_replica``,
+        or a pool whose weights or prompt do not fit.
+
+    Examples
+    --------
+    >>> plan = ServingPlan(
+    ...     prefill=Pool(hardware="b200", config=ServingConfig(tp=4, ep=4, weight_precision="fp4",
+    ...                  dense_weight_precision="fp8", kv_precision="fp8"), num_gpus=4),
+    ...     decode=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, dp_attention=True,
+    ...                 weight_precision="fp4", dense_weight_precision="fp8", kv_precision="fp8"),
+    ...                 num_gpus=8))
+    >>> pts = closed_loop_points("deepseek-r1", plan, [64, 4096])
+    >>> bool(pts["requests_per_s"].is_monotonic_increasing)
+    True
+    """
+    check_positive("isl_tokens", isl_tokens)
+    check_positive("osl_tokens", osl_tokens)
+    conc = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    check_positive("concurrency", conc)
+    for role, pool in (("prefill", plan.prefill), ("decode", plan.decode)):
+        if pool.num_gpus is None:
+            raise ValueError(f"the {role} pool needs num_gpus: a closed loop runs fixed pools")
+    if max_batch_per_replica is not None and max_batch_per_replica < 1:
+        raise ValueError(f"max_batch_per_replica={max_batch_per_replica} must be >= 1 sequence")
+    isl, osl = float(isl_tokens), float(osl_tokens)
+    m = _as_model(model)
+    hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors, "decode")
+    cfg_p, cfg_d = plan.prefill.config, plan.decode.config
+    n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
+    n_pre, n_dec = int(plan.prefill.num_gpus or 0), int(plan.decode.num_gpus or 0)
+    k_p, k_d = n_pre / n_p, n_dec / n_d
+    g, t_p = _prefill_work(m, hw_p, cfg_p, isl, 0.0, f_p)
+    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+    link = min(n_p * _scaleout_bytes_per_s(hw_p, "prefill"), n_d * _scaleout_bytes_per_s(hw_d, "decode"))
+    t_kv = kv / (link * plan.kv_transfer_eff_frac)
+    b_cap = float(max_concurrency(m, hw_d, isl_tokens=isl, osl_tokens=osl, config=cfg_d, factors=f_d))
+    if max_batch_per_replica is not None:
+        b_cap = min(b_cap, float(max_batch_per_replica))
+    if b_cap < 1:
+        raise ValueError(f"one {cfg_d.label} decode replica of {hw_d.hardware_id} holds no {isl:g}+{osl:g} sequence")
+    grid = np.unique(np.concatenate([np.geomspace(1.0, b_cap, 256), [b_cap]]))
+    dec = roofline_points(m, hw_d, grid, isl_tokens=isl, osl_tokens=osl, config=cfg_d, factors=f_d,
+                          check_capacity=False)
+    r_rep = np.maximum.accumulate(dec["requests_per_s"].to_numpy(dtype=float))
+    tpot_grid = dec["tpot_s"].to_numpy(dtype=float)
+    s = g / n_p
+    r_prefill = k_p / s
+    r_decode = k_d * r_rep[-1]
+    r_top = min(r_prefill * (1.0 - 1e-9), r_decode)
+
+    def state(rate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        b = np.interp(rate / k_d, r_rep, grid)
+        load = rate * s
+        servers = np.full_like(rate, k_p)
+        wait = 0.5 * _erlang_c(servers, load) * s / np.maximum(k_p - load, 1e-12)
+        ttft = wait + t_p + t_kv
+        return b, wait, ttft, rate * ttft + k_d * b
+
+    # Little's law is increasing in R: bisect each concurrency
+    lo = np.zeros_like(conc)
+    hi = np.full_like(conc, r_top)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        inflight = state(mid)[3]
+        lo = np.where(inflight < conc, mid, lo)
+        hi = np.where(inflight < conc, hi, mid)
+    rate = 0.5 * (lo + hi)
+    b, wait, ttft, inflight = state(rate)
+    slots = conc > inflight * (1.0 + 1e-6)  # decode full: the surplus waits for a slot
+    ttft = np.where(slots, ttft + (conc - inflight) / rate, ttft)
+    tpot = np.interp(b, grid, tpot_grid)
+    n_all = float(n_pre + n_dec)
+    util = rate * g / n_pre
+    bound = np.where(slots, "decode slots", np.where(util > 0.9, "prefill", "decode"))
+    return pd.DataFrame({
+        "concurrency": conc,
+        "requests_per_s": rate,
+        "decode_batch_per_replica": b,
+        "tpot_s": tpot,
+        "interactivity_tok_per_s_per_user": 1.0 / tpot,
+        "ttft_s": ttft,
+        "prefill_queue_s": wait,
+        "prefill_utilization_frac": util,
+        "num_prefill_gpus": float(n_pre),
+        "num_decode_gpus": float(n_dec),
+        "num_gpus": n_all,
+        "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
+        "bound": bound,
+    })
 
 
 def prefill_configs(model: Model | str, hardware: Hardware | str, *, isl_tokens: float = 8192.0,
@@ -724,7 +911,8 @@ def project_disagg_curve(
     tco_usd_per_gpu_hour : float, dict or None
         Pool TCOs (see :func:`plan_points`).
     factors : RooflineFactors, optional
-        Efficiencies of both pools (default: the bundled calibration's for each hardware).
+        Efficiencies of both pools (default: the bundled calibration's for the prefill pool,
+        :func:`decode_pool_factors` for the decode pool).
     speculative : bool
         Search published speculative-decoding settings (default True).
     frontier : bool
@@ -754,7 +942,7 @@ def project_disagg_curve(
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     isl, osl = float(isl_tokens), float(osl_tokens)
-    f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors)
+    f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors, "decode")
     cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
                                                  factors=f_p)
     cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(

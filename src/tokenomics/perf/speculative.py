@@ -2,17 +2,66 @@
 
 A setting is the number of draft tokens ``n`` per decode step and the per-token acceptance rate
 ``a``; a step then emits ``(1 - a^(n+1)) / (1 - a)`` tokens per sequence on average
-(:attr:`tokenomics.perf.ServingConfig.tokens_per_step`). Only models with a published
-acceptance figure are listed; every other model is searched without speculative decoding.
+(:attr:`tokenomics.perf.ServingConfig.tokens_per_step`). Where the source publishes the mean
+accepted length ``L`` per step instead, ``a`` is solved from it (:func:`rate_for_length`), so the
+expected tokens per step equal the published length. Only models with a published acceptance
+figure are listed; every other model is searched without speculative decoding. Each draft
+token also costs a pass of the MTP module (:mod:`tokenomics.perf.step`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scipy.optimize import brentq
+
 from tokenomics.catalog import Model
 
 _DEEPSEEK_MTP = ("deepseek-v3", "deepseek-v3.1", "deepseek-v3.2", "deepseek-r1")
+
+_INFERENCEX_GOLDEN_AL = (
+    "SemiAnalysisAI/InferenceX golden_al_distribution/dsv4_mtp.yaml (commit ab51b0612d3a, 2026-06-26): "
+    "mean acceptance length on the SPEED-Bench coding category (arXiv:2604.09557), temperature 1.0, "
+    "thinking on, DeepSeek-V4-Pro MTP on B300 with vLLM; the acceptance length InferenceX pins its "
+    "DeepSeek-V4 MTP runs to (synthetic acceptance)"
+)
+
+
+def rate_for_length(draft_tokens: int, accepted_length: float) -> float:
+    """Return the per-token acceptance rate ``a`` whose expected accepted length is given.
+
+    Solves ``(1 - a^(n+1)) / (1 - a) = L`` for ``a`` in (0, 1) (``L`` counts the token the
+    verification pass emits itself, so ``1 < L < n + 1``).
+
+    Parameters
+    ----------
+    draft_tokens : int
+        Draft tokens per step ``n`` [count], >= 1.
+    accepted_length : float
+        Mean tokens emitted per step ``L`` [tokens], in (1, n + 1).
+
+    Returns
+    -------
+    float
+        Per-token acceptance rate, 0..1.
+
+    Raises
+    ------
+    ValueError
+        If ``L`` is outside (1, n + 1) or ``n < 1``.
+
+    Examples
+    --------
+    >>> round(rate_for_length(1, 1.79), 6)
+    0.79
+    """
+    n, length = int(draft_tokens), float(accepted_length)
+    if n < 1 or not 1.0 < length < n + 1.0:
+        raise ValueError(
+            f"accepted_length={accepted_length!r} must lie in (1, draft_tokens + 1) = (1, {n + 1}) "
+            f"for draft_tokens={draft_tokens!r} >= 1"
+        )
+    return float(brentq(lambda a: sum(a**i for i in range(n + 1)) - length, 0.0, 1.0, xtol=1e-12))
 
 
 @dataclass(frozen=True)
@@ -47,7 +96,7 @@ class SpeculativeSetting:
         return {"mtp_draft_tokens": self.draft_tokens, "mtp_acceptance_frac": self.acceptance_frac}
 
 
-SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = (
+_DEEPSEEK_SETTINGS: tuple[SpeculativeSetting, ...] = (
     SpeculativeSetting(
         model_ids=_DEEPSEEK_MTP,
         method="mtp",
@@ -73,6 +122,21 @@ SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = (
         ),
     ),
 )
+
+_DEEPSEEK_V4_SETTINGS: tuple[SpeculativeSetting, ...] = tuple(
+    SpeculativeSetting(
+        model_ids=("deepseek-v4-pro",),
+        method="mtp",
+        draft_tokens=n,
+        acceptance_frac=rate_for_length(n, length),
+        source=_INFERENCEX_GOLDEN_AL,
+        note=f"mean acceptance length {length} at {n} draft token{'s' if n > 1 else ''}; the per-token rate is "
+        f"solved from it, so tokens per step equal the published length",
+    )
+    for n, length in ((1, 1.79), (2, 2.27), (3, 2.49))
+)
+
+SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = _DEEPSEEK_SETTINGS + _DEEPSEEK_V4_SETTINGS
 """Published settings, one row per (model family, draft tokens)."""
 
 

@@ -5,7 +5,7 @@ A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the 
 * **decode step** (one token round for every running sequence)::
 
       t_stage = max(t_compute, t_memory) + t_comm
-      t_step  = pp x t_stage + t_overhead + layer units x t_layer
+      t_step  = pp x t_stage + t_overhead + layer units x t_layer + t_draft
 
   with ``layer units`` the layers weighted by their kernel count per decode step relative to a
   dense GQA layer (:func:`layer_kernel_units`: MLA attention and MoE blocks launch more kernels).
@@ -19,7 +19,15 @@ A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the 
 * **speculative decoding / MTP** with ``n`` draft tokens of acceptance rate ``a``: each step
   verifies ``1 + n`` tokens per sequence and emits ``(1 - a^(n+1)) / (1 - a)`` of them on average
   (the standard expected accepted length with a per-token acceptance rate; ``n + 1`` when
-  ``a = 1``).
+  ``a = 1``). The draft itself is charged separately (:func:`_draft_work`): each of the ``n``
+  draft passes runs the MTP module, one more transformer layer of the model (its attention,
+  one layer's shared and routed experts for one token per sequence, its own KV cache) plus the
+  ``2 h x h`` input projection and the shared LM head, sequentially after the verification
+  pass (DeepSeek-V3 Technical Report, arXiv:2412.19437, section 2.2: each MTP module is one
+  Transformer block, a projection matrix and the shared embedding and output head)::
+
+      t_draft = pp x n x (max(draft FLOP / (peak x eff_compute), draft bytes / (bandwidth x
+                eff_hbm)) + layer units / layers x t_layer)        (per pipeline micro-batch)
 * **prefill** of one request of ``ISL`` tokens: ``FLOP = 2 x active params x ISL + attention
   FLOP (causal, quadratic in ISL)`` at ``eff_prefill`` of peak, at least one read of the weights.
 
@@ -478,6 +486,12 @@ class _Work:
     layer_units: Any
     """Layers of the model weighted by their kernel count relative to a dense GQA layer
     (:func:`layer_kernel_units`): the multiplier of ``layer_latency_s``."""
+    draft_bytes: np.ndarray
+    """MTP draft: bytes one accelerator reads in one draft pass [bytes] (0 without MTP)."""
+    draft_compute_s: np.ndarray
+    """MTP draft: compute time of one draft pass at peak [s]."""
+    draft_passes: Any
+    """Draft passes per step (``mtp_draft_tokens``)."""
     pp: Any
     layers: Any
     tokens_per_step: Any
@@ -605,6 +619,43 @@ def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, 
     return u, pairs, win_pairs, read_bytes
 
 
+def _draft_work(s: _Setup, seqs: np.ndarray, context: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes read and compute time at peak, per accelerator, of one MTP draft pass [bytes, s].
+
+    One draft pass runs the MTP module on one token per sequence (``seqs`` sequences per
+    pipeline stage): one transformer layer of the model (attention weights of one layer, one
+    MoE layer's shared and touched routed experts, or one dense layer's FFN), its own KV cache
+    (one layer of the sequence's context), the ``2 h x h`` projection that joins the hidden
+    state and the embedding, and the LM head (shared with the model, read again). The module is
+    sharded like the model's layers. Zero without MTP.
+    """
+    a, cfg = s.a, s.cfg
+    if not cfg.mtp_draft_tokens:
+        z = np.zeros_like(seqs, dtype=float)
+        return z, z
+    n = cfg.num_gpus
+    vocab_head = s.model.vocab_size * a.hidden
+    proj = 2.0 * a.hidden * a.hidden
+    attn = a.attention_params / a.layers
+    if a.moe_layers:
+        # the always-read weights of one MoE layer: shared experts (the LM head is counted below)
+        shared = float((s.model.shared_experts or 0) * a.expert_params)
+        e, k = a.routed_experts, a.active_experts
+        touched = e * (1.0 - (1.0 - k / e) ** seqs)
+        routed_bytes = touched * a.expert_params * s.w_bytes / n
+        routed_flop = 2.0 * k * a.expert_params * seqs / n
+    else:
+        shared = max(a.always_params - vocab_head, 0.0) / a.layers
+        routed_bytes = np.zeros_like(seqs, dtype=float)
+        routed_flop = np.zeros_like(seqs, dtype=float)
+    weights = (attn * s.d_bytes / cfg.attention_group + (shared + proj + vocab_head) * s.d_bytes / n
+               + routed_bytes)
+    kv = seqs * kv_cache_bytes_per_sequence(s.model, context, s.kv_precision) / a.layers / _kv_divisor(s)
+    linear = 2.0 * (attn + shared + proj + vocab_head) * seqs / n + routed_flop
+    attn_flop = seqs * _attn_flop_per_token(s, context) / a.layers / n
+    return weights + kv, linear / s.peak_linear + attn_flop / s.peak_attn
+
+
 def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.0) -> _Work:
     cfg, a = s.cfg, s.a
     pp, n = cfg.pp, cfg.num_gpus
@@ -637,6 +688,7 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
 
     # aggregated serving: the step's chunked prompts read their cached prefixes once
     prompts = 0.0 if cfg.disaggregated else batch * cfg.tokens_per_step / osl
+    draft_bytes, draft_compute_s = _draft_work(s, micro, context)
     return _Work(
         batch=batch,
         weight_bytes=_weight_bytes_per_gpu(s, tokens),
@@ -661,6 +713,9 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
         op_prefill_comm_s=one(op_p_comm),
         op_prefill_comm_latency_s=op_p_lat,
         layer_units=layer_kernel_units(s.model),
+        draft_bytes=draft_bytes,
+        draft_compute_s=draft_compute_s,
+        draft_passes=cfg.mtp_draft_tokens,
         pp=pp,
         layers=a.layers,
         tokens_per_step=cfg.tokens_per_step,
@@ -681,6 +736,11 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     # (chunked prefill), per pipeline stage
     prompts = np.where(disagg, 0.0, b * tau / osl)
     hbm = hbm_bw * f.hbm_bandwidth_eff_frac
+    # MTP draft passes, sequential after the verification pass (one per micro-batch per draft),
+    # each one layer's kernels (the model's mean kernel units per layer)
+    t_draft = wk.draft_passes * pp * (
+        np.maximum(wk.draft_compute_s / f.compute_eff_frac, wk.draft_bytes / hbm)
+        + wk.layer_units / wk.layers * f.layer_latency_s)
     if f.operator_tables:
         # GEMM FLOPs at their measured shape-dependent rates (tokens per step, tokens per expert),
         # attention FLOPs at the measured attention-precision rate; weights and KV cache streamed
@@ -690,7 +750,7 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / f.compute_eff_frac + prompts * p_compute / pp
         t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s + prompts * p_link
-        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
@@ -701,7 +761,7 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         p_link = wk.prefill_comm_s / f.comm_eff_frac
         t_compute = t_compute + prompts * p_compute / pp
         t_comm = t_comm + prompts * p_link
-        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed
+        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
         p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     ttft = pp * t_p  # the request passes the pipeline stages one after another
@@ -767,11 +827,12 @@ def decode_step_time_s(
 ) -> Any:
     """Return the time of one decode step of a replica serving ``concurrency`` sequences.
 
-    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layer units x t_layer`` (see the
-    module notes for each term). With aggregated serving (the default) the step also carries its
-    share of chunked prefill, ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to
-    ``t_compute``). The time per output token is ``t_step / config.tokens_per_step``. Memory
-    capacity is not checked here; :func:`max_concurrency` and :func:`roofline_points` do.
+    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layer units x t_layer +
+    t_draft`` (see the module notes for each term; ``t_draft`` is the MTP draft passes). With
+    aggregated serving (the default) the step also carries its share of chunked prefill,
+    ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to ``t_compute``). The time
+    per output token is ``t_step / config.tokens_per_step``. Memory capacity is not checked
+    here; :func:`max_concurrency` and :func:`roofline_points` do.
 
     Parameters
     ----------
