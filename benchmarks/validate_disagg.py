@@ -9,8 +9,9 @@ Measured points (all throughputs are input + output tokens/s per GPU of both poo
   decode engine's batch limit; ``inferencex_disagg_recipes.csv`` (beside this script) transcribes
   those recipes with their source. Each recipe is projected as a closed loop of its fixed pools
   at its benchmark concurrencies (:func:`~tokenomics.perf.disagg.closed_loop_points`: Little's law
-  with prefill queueing and decode slots), with the default pool efficiencies (prefill: the
-  bundled calibration; decode: :func:`~tokenomics.perf.disagg.decode_pool_factors`).
+  with prefill queueing and decode slots), with the default pool efficiencies (the bundled
+  calibration; a sensitivity line repeats the InferenceX points with the decode pools at measured
+  kernel rates, :func:`~tokenomics.perf.disagg.decode_pool_factors`).
 
   - rows with a measured concurrency: the recipe whose concurrency list holds it (of the same
     hardware, model, precision, framework, ISL/OSL and MTP setting where stated). Where several
@@ -61,8 +62,10 @@ from tokenomics.perf.disagg import (
     best_prefill_config,
     closed_loop_points,
     decode_configs,
+    decode_pool_factors,
     project_disagg_curve,
 )
+from tokenomics.precision import canonical_precision
 
 GOAL_MEDIAN_ABS_ERROR_FRAC = 0.25
 REPO = Path(__file__).resolve().parents[1]
@@ -152,14 +155,16 @@ SKIPPED: dict[str, str] = {}
 
 
 @functools.cache
-def _recipe_points(index: int) -> pd.DataFrame:
+def _recipe_points(index: int, kernel_rates: bool = False) -> pd.DataFrame:
     """Closed loop of one recipe at each of its concurrencies (empty if a pool does not fit)."""
     r = recipes().loc[index]
     plan, batch = _recipe_plan(r)
     conc = [float(c) for c in str(r["concurrency"]).split()]
+    decode = decode_pool_factors(r["hardware_id"]) if kernel_rates else None
     try:
         pts = closed_loop_points(str(r["model_id"]), plan, conc, isl_tokens=float(r["isl_tokens"]),
-                                 osl_tokens=float(r["osl_tokens"]), max_batch_per_replica=batch)
+                                 osl_tokens=float(r["osl_tokens"]), max_batch_per_replica=batch,
+                                 decode_factors=decode)
     except ValueError as exc:
         SKIPPED[str(r["recipe"])] = str(exc).split(";")[0]
         return pd.DataFrame()
@@ -179,7 +184,7 @@ def _candidates(row: pd.Series, spec: str) -> pd.DataFrame:
     return same[[_recipe_unusable(r) is None for _, r in same.iterrows()]]
 
 
-def _at_concurrency(row: pd.Series, cands: pd.DataFrame) -> dict[str, object] | None:
+def _at_concurrency(row: pd.Series, cands: pd.DataFrame, kernel_rates: bool = False) -> dict[str, object] | None:
     """Project a row at the recipe that ran its concurrency (Little's-law GPU count, then nearest TPOT)."""
     conc = float(row["concurrency"])
     hits = cands[[conc in [float(c) for c in str(x).split()] for x in cands["concurrency"]]]
@@ -193,7 +198,7 @@ def _at_concurrency(row: pd.Series, cands: pd.DataFrame) -> dict[str, object] | 
     hits = hits[(sizes - gpus).abs() == (sizes - gpus).abs().min()]
     best: dict[str, object] | None = None
     for i in hits.index:
-        pts = _recipe_points(int(i))
+        pts = _recipe_points(int(i), kernel_rates)
         if pts.empty:
             continue
         p = pts[pts["concurrency"] == conc].iloc[0]
@@ -205,9 +210,9 @@ def _at_concurrency(row: pd.Series, cands: pd.DataFrame) -> dict[str, object] | 
     return best
 
 
-def _envelope_at(cands: pd.DataFrame, x: float) -> tuple[float, str]:
+def _envelope_at(cands: pd.DataFrame, x: float, kernel_rates: bool = False) -> tuple[float, str]:
     """Throughput of the recipes' projected envelope at interactivity ``x`` (NaN above its reach)."""
-    pts = pd.concat([_recipe_points(int(i)) for i in cands.index], ignore_index=True)
+    pts = pd.concat([_recipe_points(int(i), kernel_rates) for i in cands.index], ignore_index=True)
     if pts.empty:
         return float("nan"), ""
     ok = pts[pts["interactivity_tok_per_s_per_user"] >= x]
@@ -239,8 +244,9 @@ def _dominated(pts: pd.DataFrame) -> dict[int, str]:
     out = pts["output_throughput_tok_per_s_per_gpu"].astype(float).fillna(
         pts["throughput_tok_per_s_per_gpu"].astype(float) * osl / (isl + osl))
     x = pts["interactivity_tok_per_s_per_user"].astype(float)
+    prec = pts["precision"].map(lambda v: canonical_precision(v) if isinstance(v, str) else v)
     found: dict[int, str] = {}
-    for _, g in pts.groupby(["hardware_id", "model_id", "precision"]):
+    for _, g in pts.assign(_precision=prec).groupby(["hardware_id", "model_id", "_precision"]):
         for i in g.index:
             for j in g.index:
                 if i == j or not np.isfinite([out[i], out[j], x[i], x[j]]).all():
@@ -254,8 +260,12 @@ def _dominated(pts: pd.DataFrame) -> dict[int, str]:
     return found
 
 
-def inferencex_rows() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Return the matched InferenceX Dynamo rows with their errors, the recipe details and the rows left out."""
+def inferencex_rows(kernel_rates: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Return the matched InferenceX rows with their errors, the recipe details and the rows left out.
+
+    ``kernel_rates`` prices the decode pools with :func:`~tokenomics.perf.disagg.decode_pool_factors`
+    (a sensitivity run; the headline uses the defaults).
+    """
     pts = pd.read_csv(REPO / "data" / "curves" / "measured_points.csv")
     dis = pts[pts["disaggregated"].astype("boolean").fillna(False)]
     dominated = _dominated(pts)
@@ -288,7 +298,8 @@ def inferencex_rows() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         meas = float(row["throughput_tok_per_s_per_gpu"])
         x = float(row["interactivity_tok_per_s_per_user"])
         cands = _candidates(row, spec)
-        exact = _at_concurrency(row, cands) if pd.notna(row["concurrency"]) and not cands.empty else None
+        exact = (_at_concurrency(row, cands, kernel_rates) if pd.notna(row["concurrency"]) and not cands.empty
+                 else None)
         if exact is not None:
             proj = float(exact["projected_tok_per_s_per_gpu"])  # type: ignore[arg-type]
             spec = f"{exact['spec_decoding']} (recipe)"
@@ -296,7 +307,7 @@ def inferencex_rows() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             details.append({"hardware_id": row["hardware_id"], "workload": row["workload"],
                             "precision": row["precision"], "concurrency": row["concurrency"], **exact})
         elif not cands.empty:
-            proj, _ = _envelope_at(cands, x)
+            proj, _ = _envelope_at(cands, x, kernel_rates)
             match = f"envelope of {len(cands)} recipes, closed loop"
         else:
             limit = _ep_limit(row["note"])
@@ -368,6 +379,17 @@ def raw_mi355x_rows() -> pd.DataFrame:
     conc = meas["concurrency"].to_numpy(dtype=float)
     proj = closed_loop_points("gpt-oss-120b", _raw_plan(ServingConfig(tp=8, **RAW_PRECISIONS)), conc,
                               isl_tokens=1024.0, osl_tokens=1024.0)
+    # the measured-frontier rule against every bundled measurement (aggregated ones included)
+    pts = pd.read_csv(REPO / "data" / "curves" / "measured_points.csv")
+    raw_rows = pd.DataFrame({
+        "hardware_id": "mi355x", "model_id": "gpt-oss-120b", "precision": "mxfp4", "framework": "vllm-disagg",
+        "as_of": "2026-04-28", "isl_tokens": 1024.0, "osl_tokens": 1024.0,
+        "throughput_tok_per_s_per_gpu": meas["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float),
+        "output_throughput_tok_per_s_per_gpu": np.nan,
+        "interactivity_tok_per_s_per_user": meas["interactivity_tok_per_s_per_user"].to_numpy(dtype=float),
+    }, index=range(len(pts), len(pts) + len(meas)))
+    dominated = _dominated(pd.concat([pts, raw_rows]))
+    left = [dominated.get(int(i), "") for i in raw_rows.index]
     return pd.DataFrame({
         "hardware_id": "mi355x", "model_id": "gpt-oss-120b", "workload": "1k/1k", "precision": "mxfp4",
         "spec_decoding": "none", "framework": "vllm-disagg", "concurrency": conc,
@@ -380,6 +402,7 @@ def raw_mi355x_rows() -> pd.DataFrame:
         "error_frac": proj["throughput_tok_per_s_per_gpu"].to_numpy()
         / meas["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float) - 1.0,
         "match": "recorded 1 x TP8 + 1 x TP8, checkpoint precisions, closed loop",
+        "left_out": left,
     })
 
 
@@ -428,6 +451,9 @@ def main() -> None:
               "measured_ttft_s", "projected_ttft_s", "measured_tok_per_s_per_gpu", "projected_tok_per_s_per_gpu",
               "error_frac"]
         print(raw[rc].round(3).to_string(index=False))
+        for c, why in zip(raw["concurrency"], raw["left_out"], strict=True):
+            if why:
+                print(f"  concurrency {c:g} left out: {why}")
         print()
         print("Sensitivity of the MI355X run to the layout per role (the headline is the recorded TP8 of")
         print("InferenceX a88fcacf72f3 benchmarks/multi_node/vllm_disagg_utils):")
@@ -444,11 +470,20 @@ def main() -> None:
     print(search.round(3).to_string(index=False))
     print(f"default search: median abs error {100 * search['error_frac'].abs().median():.1f} %, signed median "
           f"{100 * search['error_frac'].median():+.1f} % (n={len(search)})")
-    allp = pd.concat([ix, raw], ignore_index=True)
+    alt = inferencex_rows(kernel_rates=True)[0]
+    e = alt["error_frac"].abs()
+    rec = alt["match"].str.startswith("recipe")
+    print()
+    print("Sensitivity, not in the headline: decode pools at measured kernel rates (decode_pool_factors):")
+    print(f"  recipe points: median abs error {100 * e[rec].median():.1f} %, signed "
+          f"{100 * alt['error_frac'][rec].median():+.1f} % (n={int(rec.sum())}); all InferenceX points: "
+          f"{100 * e.median():.1f} % (n={len(e)})")
+    kept_raw = raw[raw["left_out"] == ""] if not raw.empty else raw
+    allp = pd.concat([ix, kept_raw], ignore_index=True)
     err = allp["error_frac"].abs().to_numpy(dtype=float)
     print()
     for name, part in [(f"InferenceX, {m}", ix[ix["match"].str.startswith(m)])
-                       for m in ("recipe", "envelope", "rate-matched")] + [("MI355X raw 8+8", raw)]:
+                       for m in ("recipe", "envelope", "rate-matched")] + [("MI355X raw 8+8 (not left out)", kept_raw)]:
         if not part.empty:
             e = part["error_frac"].abs().to_numpy(dtype=float)
             print(f"{name}: median abs error {100 * np.median(e):.1f} % (n={len(e)}), "

@@ -364,7 +364,7 @@ def test_closed_loop_needs_fixed_pools_and_positive_inputs() -> None:
         closed_loop_points("deepseek-r1", _fixed(), [64.0], max_batch_per_replica=0)
 
 
-def test_decode_pool_prices_kernels_at_measured_rates() -> None:
+def test_decode_pool_factors_price_kernels_at_measured_rates() -> None:
     from tokenomics.perf.calibrate import bundled_calibration
     from tokenomics.perf.disagg import decode_pool_factors
 
@@ -376,10 +376,13 @@ def test_decode_pool_prices_kernels_at_measured_rates() -> None:
     # memory efficiency and fixed costs stay the calibration's
     assert (f.hbm_bandwidth_eff_frac, f.step_overhead_s, f.layer_latency_s) == (
         base.hbm_bandwidth_eff_frac, base.step_overhead_s, base.layer_latency_s)
-    # the default plan prices its decode pool with them, its prefill pool with the calibration
+    # an option: the default plan prices both pools with the calibration
     plan = ServingPlan(prefill=Pool(hardware="gb200", config=ServingConfig(tp=4, ep=4, **FP4)),
                        decode=Pool(hardware="gb200", config=ServingConfig(tp=8, ep=8, dp_attention=True, **FP4)))
     default = plan_points("deepseek-r1", plan, [256.0], isl_tokens=8192.0, tco_usd_per_gpu_hour=1.0)
     explicit = plan_points("deepseek-r1", plan, [256.0], isl_tokens=8192.0, tco_usd_per_gpu_hour=1.0,
-                           prefill_factors=base, decode_factors=f)
+                           prefill_factors=base, decode_factors=base)
     pd.testing.assert_frame_equal(default, explicit)
+    kernels = plan_points("deepseek-r1", plan, [256.0], isl_tokens=8192.0, tco_usd_per_gpu_hour=1.0,
+                          decode_factors=f)
+    assert not np.isclose(kernels["tpot_s"].iloc[0], default["tpot_s"].iloc[0])

@@ -238,17 +238,17 @@ def _erlang_c(servers: np.ndarray, load: np.ndarray) -> np.ndarray:
 
 
 def decode_pool_factors(hardware: Hardware | str) -> RooflineFactors:
-    """Return the efficiencies of a disaggregated decode pool on a hardware type.
+    """Return efficiencies for a disaggregated decode pool with its kernels at measured rates.
 
-    A decode pool runs pure decode steps: no prompt shares its batches. Its matrix multiplies,
-    attention and collectives are priced at their measured kernel rates (the operator tables of
-    :mod:`tokenomics.perf.operators`, residual multipliers 1: ``operator_tables=True``,
-    ``compute_eff_frac = comm_eff_frac = 1``), while the memory efficiency and the fixed
-    per-step and per-layer costs are the bundled calibration's for the hardware. The
-    calibration's own compute efficiency is fitted to mostly aggregated serving, where every
-    step also carries chunked prefill: colocated prefill slows the decode steps it shares
-    (the prefill-decoding interference of DistServe, Zhong et al., OSDI 2024, arXiv:2401.09670),
-    and that slowdown is absent from a decode pool. Prefill pools keep the bundled calibration unchanged.
+    A decode pool runs pure decode steps: no prompt shares its batches. These factors price its
+    matrix multiplies, attention and collectives at their measured kernel rates (the operator
+    tables of :mod:`tokenomics.perf.operators`, residual multipliers 1: ``operator_tables=True``,
+    ``compute_eff_frac = comm_eff_frac = 1``) and keep the bundled calibration's memory
+    efficiency and fixed per-step and per-layer costs for the hardware. The calibration's own
+    compute efficiency is fitted to mostly aggregated serving, where every step also carries
+    chunked prefill (the prefill-decoding interference of DistServe, Zhong et al., OSDI 2024,
+    arXiv:2401.09670). An option to pass as ``decode_factors`` / ``factors``; the defaults stay
+    the calibration's (``benchmarks/validate_disagg.py`` prints the validation under both).
 
     Parameters
     ----------
@@ -273,11 +273,9 @@ def decode_pool_factors(hardware: Hardware | str) -> RooflineFactors:
                                              f"{base.source}"})
 
 
-def _pool_factors(hw: Hardware, factors: RooflineFactors | None, role: str = "prefill") -> RooflineFactors:
+def _pool_factors(hw: Hardware, factors: RooflineFactors | None) -> RooflineFactors:
     if factors is not None:
         return factors
-    if role == "decode":
-        return decode_pool_factors(hw)
     return bundled_calibration().factors_for(hw)
 
 
@@ -358,8 +356,8 @@ def plan_points(
         times the replicas), holding one ``ISL``-token context per session in flight
         (:func:`tokenomics.memory.prefix_cache.realized_hit_frac`), and a larger pool holds more.
     prefill_factors, decode_factors : RooflineFactors, optional
-        Efficiencies of each pool (default: the bundled calibration's for the prefill pool,
-        :func:`decode_pool_factors` for the decode pool).
+        Efficiencies of each pool (default: the bundled calibration's for its hardware;
+        :func:`decode_pool_factors` prices a decode pool's kernels at their measured rates).
     tco_usd_per_gpu_hour : float, dict or None
         Each pool's TCO [USD/GPU-hour]: a dict keyed by hardware id, or one figure for both;
         default :func:`tokenomics.tco` of each hardware (itemised, hyperscaler profile).
@@ -404,7 +402,7 @@ def plan_points(
     check_positive("concurrency", batch)
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
-    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors, "decode")
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
     prefill = _Prefill.build(m, hw_p, plan.prefill.config, isl, cached, theoretical_hit_frac, f_p)
@@ -603,8 +601,8 @@ def closed_loop_points(
         Most sequences one decode replica runs at once (the engine's limit) [count], >= 1;
         default: its memory capacity.
     prefill_factors, decode_factors : RooflineFactors, optional
-        Efficiencies of each pool (default: the bundled calibration's for the prefill pool,
-        :func:`decode_pool_factors` for the decode pool).
+        Efficiencies of each pool (default: the bundled calibration's for its hardware;
+        :func:`decode_pool_factors` prices a decode pool's kernels at their measured rates).
 
     Returns
     -------
@@ -646,7 +644,7 @@ def closed_loop_points(
     isl, osl = float(isl_tokens), float(osl_tokens)
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
-    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors, "decode")
+    f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
     cfg_p, cfg_d = plan.prefill.config, plan.decode.config
     n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
     n_pre, n_dec = int(plan.prefill.num_gpus or 0), int(plan.decode.num_gpus or 0)
@@ -911,8 +909,7 @@ def project_disagg_curve(
     tco_usd_per_gpu_hour : float, dict or None
         Pool TCOs (see :func:`plan_points`).
     factors : RooflineFactors, optional
-        Efficiencies of both pools (default: the bundled calibration's for the prefill pool,
-        :func:`decode_pool_factors` for the decode pool).
+        Efficiencies of both pools (default: the bundled calibration's for each hardware).
     speculative : bool
         Search published speculative-decoding settings (default True).
     frontier : bool
@@ -942,7 +939,7 @@ def project_disagg_curve(
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     isl, osl = float(isl_tokens), float(osl_tokens)
-    f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors, "decode")
+    f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors)
     cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
                                                  factors=f_p)
     cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(
