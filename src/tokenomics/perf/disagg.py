@@ -659,10 +659,9 @@ def closed_loop_points(
     if b_cap < 1:
         raise ValueError(f"one {cfg_d.label} decode replica of {hw_d.hardware_id} holds no {isl:g}+{osl:g} sequence")
     grid = np.unique(np.concatenate([np.geomspace(1.0, b_cap, 256), [b_cap]]))
-    dec = roofline_points(m, hw_d, grid, isl_tokens=isl, osl_tokens=osl, config=cfg_d, factors=f_d,
-                          check_capacity=False)
-    r_rep = np.maximum.accumulate(dec["requests_per_s"].to_numpy(dtype=float))
-    tpot_grid = dec["tpot_s"].to_numpy(dtype=float)
+    dec = _points(_resolve(m, hw_d, cfg_d, f_d), grid, isl, osl, False)
+    r_rep = np.maximum.accumulate(np.asarray(dec["requests_per_s"], dtype=float))
+    tpot_grid = np.asarray(dec["tpot_s"], dtype=float)
     s = g / n_p
     r_prefill = k_p / s
     r_decode = k_d * r_rep[-1]
