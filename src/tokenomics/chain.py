@@ -238,6 +238,12 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
         raise ValueError(f"price_tier={tier!r} is not used: input and output prices are given")
     if p_c is None:
         p_c = DEFAULT_CACHED_COST_RATIO * np.asarray(p_in, dtype=float)
+    above = np.asarray(p_c, dtype=float) > np.asarray(p_in, dtype=float)
+    if above.any():
+        c, i = np.broadcast_arrays(np.asarray(p_c, dtype=float), np.asarray(p_in, dtype=float))
+        k = int(np.flatnonzero(above.ravel())[0]) if above.ndim else 0
+        raise ValueError(f"cached_input_usd_per_mtok={c.ravel()[k]:g} is above input_usd_per_mtok={i.ravel()[k]:g}: "
+                         "a cached (prefix-hit) input token is priced at most as an uncached one")
     return p_in, p_c, p_out
 
 
@@ -586,6 +592,7 @@ def supply(
         x = float(DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER if interactivity_tok_per_s_per_user is None
                   else interactivity_tok_per_s_per_user)
         check_positive("interactivity_tok_per_s_per_user", x)
+        check_interactivity_plausible(x)
         if throughput_curve is not None:
             # a curve of another system, model or workload would be read as this one's
             check_curve_matches(throughput_curve.points, model_id=None if model is None else model.model_id,
@@ -684,6 +691,32 @@ def check_context_fits(model: Model, workload: Workload) -> None:
         raise ValueError(f"workload {workload.name!r}: isl_tokens={float(workload.isl_tokens):g} exceeds "
                          f"{model.model_id}'s context window (max_context_tokens={int(limit):,}); "
                          f"give an input sequence <= {int(limit):,} tokens")
+
+
+def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> None:
+    """Raise if an interactivity is outside the vocabulary's plausible range (a TPOT read as its inverse).
+
+    Parameters
+    ----------
+    interactivity_tok_per_s_per_user : float
+        Output tokens per second seen by one user [tok/s/user], ``1 / TPOT``.
+
+    Raises
+    ------
+    ValueError
+        Outside ``catalog.parameter_spec("curve", "interactivity_tok_per_s_per_user")``'s range
+        ([1, 10,000] tok/s/user), with the seconds-per-token hint.
+    """
+    spec = catalog.parameter_spec("curve", "interactivity_tok_per_s_per_user")
+    x = float(interactivity_tok_per_s_per_user)
+    low = spec.min_value if spec.min_value is not None else 0.0
+    high = spec.max_value if spec.max_value is not None else math.inf
+    if not low <= x <= high:
+        raise ValueError(
+            f"interactivity_tok_per_s_per_user={x:g} tok/s/user is outside the plausible range "
+            f"[{low:g}, {high:g}] tok/s/user: interactivity is tokens per second per user (1 / TPOT); "
+            f"a TPOT of {x:g} s per token is {1.0 / x:g} tok/s/user"
+        )
 
 
 def _stated_offload(curve: ThroughputCurve, mode: str) -> str:

@@ -348,7 +348,8 @@ def workload(name: str | Workload | None = None) -> Workload:
     Raises
     ------
     KeyError
-        Unknown name; the message lists close matches.
+        Unknown name; the message lists close matches, or every preset the name begins when
+        it starts several (``"agentic"``: ``agentic-coding``, ``agentic-coding-early``).
 
     Examples
     --------
@@ -363,6 +364,9 @@ def workload(name: str | Workload | None = None) -> Workload:
         raise TypeError(f"workload: expected a preset name or a Workload, got {type(name).__name__}")
     key = normalize_name(name)
     if key not in _PRESETS:
+        starting = sorted({w.name for k, w in _PRESETS.items() if k.startswith(key)}) if key else []
+        if len(starting) > 1:
+            raise KeyError(f"workload {name!r} is ambiguous: it starts {', '.join(starting)}; give the full name")
         raise unknown_name_error("workload", name, workload_names())
     return _PRESETS[key]
 
@@ -792,7 +796,6 @@ def _register_agentic_presets() -> None:
             for r in early if float(r["sessions"]) <= 4.0]
     register_workload(
         _workload_from_runs("agentic-coding", agentx, _AGENTX_SOURCE, 0.0, _AGENTX_TURNS_PER_SESSION),
-        "agentic",
         "agentx",
     )
     register_workload(

@@ -109,3 +109,42 @@ def test_compare_takes_one_interactivity_and_says_where_several_go() -> None:
     with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user takes one value in compare\(\), got 2: "
                                          r"for several use tk.sweep"):
         tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=[20, 50])
+
+
+@pytest.mark.parametrize(("tokens", "nodes", "fragment"), [
+    # DeepSeek's published day with tokens given in thousands of the real count: 0.00495 tok/s/GPU
+    # = (608e3 + 168e3) / (226.75 x 8 x 24 x 3600)
+    ((608e3, 342e3, 168e3), 226.75, "throughput_tok_per_s_per_gpu=0.00495 tok/s/GPU, below the plausible minimum"),
+    # a millionth of the fleet: 1.12e11 = (608e12 + 168e12) / (0.01 x 8 x 86400)
+    ((608e12, 342e12, 168e12), 0.01, "throughput_tok_per_s_per_gpu=1.12e+11 tok/s/GPU, above the physical maximum"),
+])
+def test_a_serving_day_with_implausible_throughput_is_refused(tokens: tuple[float, float, float], nodes: float,
+                                                             fragment: str) -> None:
+    with pytest.raises(ValueError) as err:
+        tk.serving_day(nodes, 8, 2.0, *tokens, 0.55, 2.19, 0.14)
+    assert fragment in str(err.value)
+    assert "input_tokens + output_tokens" in str(err.value)
+
+
+def test_an_interactivity_that_is_a_tpot_is_refused() -> None:
+    # 0.02 s per token is 1 / 0.02 = 50 tok/s/user
+    with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user=0.02 tok/s/user is outside the plausible "
+                                         r"range \[1, 10000\].*a TPOT of 0.02 s per token is 50 tok/s/user"):
+        tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=0.02)
+
+
+def test_a_cached_input_price_above_the_input_price_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"cached_input_usd_per_mtok=0.6 is above input_usd_per_mtok=0.5"):
+        tk.evaluate("deepseek-r1", "gb200", input_usd_per_mtok=[0.5, 0.5], cached_input_usd_per_mtok=[0.1, 0.6],
+                    output_usd_per_mtok=2.0, cost_usd_per_gpu_hour=2.0)
+
+
+def test_a_target_margin_in_percent_gets_the_hint() -> None:
+    with pytest.raises(ValueError, match=r"target_margin_frac=50.*it looks like a percent.*write 0.5, not 50"):
+        tk.evaluate("deepseek-r1", "gb200", target_margin_frac=50, cost_usd_per_gpu_hour=2.0)
+
+
+def test_a_prefix_of_several_workloads_is_ambiguous() -> None:
+    with pytest.raises(KeyError, match=r"'agentic' is ambiguous.*agentic-coding, agentic-coding-early"):
+        tk.workload("agentic")
+    assert tk.workload("agentic-coding").name == "agentic-coding"

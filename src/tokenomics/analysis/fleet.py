@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tokenomics import catalog
 from tokenomics._validate import check_fraction, check_nonnegative, check_positive, check_range
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.economics import (
@@ -314,7 +315,9 @@ def serving_day(
     Raises
     ------
     ValueError
-        Invalid counts, tokens (cached above input, none at all), prices or license terms.
+        Invalid counts, tokens (cached above input, none at all), prices or license terms; an
+        implied ``(input + output) / (accelerators x hours x 3600)`` outside the vocabulary's
+        plausible throughput per GPU (tokens off by a factor, e.g. billions given as thousands).
 
     Examples
     --------
@@ -341,6 +344,7 @@ def serving_day(
     total = i + o
     total, i, c, n, per = np.broadcast_arrays(total, i, c, n, per)
     accelerators = n * per
+    _check_implied_throughput(total / (accelerators * hours * SECONDS_PER_HOUR))
     frame = pd.DataFrame({
         "input_tokens_per_day": i * (HOURS_PER_DAY / hours),
         "cached_input_tokens_per_day": c * (HOURS_PER_DAY / hours),
@@ -365,3 +369,19 @@ def serving_day(
             out[col] = out[col] * (HOURS_PER_DAY / hours)
     return out
 
+
+def _check_implied_throughput(throughput: np.ndarray) -> None:
+    """Raise if the tokens and fleet of a serving period imply an implausible throughput per GPU."""
+    spec = catalog.parameter_spec("curve", "throughput_tok_per_s_per_gpu")
+    low = spec.min_value if spec.min_value is not None else 0.0
+    high = spec.max_value if spec.max_value is not None else np.inf
+    t = np.asarray(throughput, dtype=float).ravel()
+    bad = (t < low) | (t > high)
+    if bad.any():
+        v = float(t[np.flatnonzero(bad)[0]])
+        side = "below the plausible minimum" if v < low else "above the physical maximum"
+        raise ValueError(
+            f"input_tokens + output_tokens over nodes x accelerators_per_node x hours imply "
+            f"throughput_tok_per_s_per_gpu={v:.3g} tok/s/GPU, {side} (plausible [{low:g}, {high:g}] tok/s/GPU): "
+            "are the token counts in tokens (not thousands or millions), and nodes and hours as meant?"
+        )

@@ -95,7 +95,15 @@ def _fee(name: str, value: Any) -> None:
 
 
 def _target(name: str, value: Any) -> None:
-    check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
+    try:
+        check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
+    except ValueError as err:
+        pct = np.asarray(value, dtype=float).ravel()
+        pct = pct[(pct >= 1.0) & (pct < 100.0)]
+        if pct.size:
+            raise ValueError(f"{err}; it looks like a percent: margins are fractions below 1 "
+                             f"(write {pct[0] / 100:g}, not {pct[0]:g})") from None
+        raise
 
 
 def _any(name: str, value: Any) -> None:
