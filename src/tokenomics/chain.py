@@ -570,6 +570,13 @@ def supply(
     """
     basis = _basis(tco, cost_usd_per_gpu_hour)
     mode = check_kv_offload(kv_offload)
+    if hardware.prefill_only:
+        raise ValueError(
+            f"{hardware.hardware_id} is a prefill-only part (serving_role='prefill', scale-up domain "
+            f"{hardware.scaleup_domain_accelerators}): it does not serve decode alone; evaluate it as the prefill pool "
+            "of a disaggregated plan (tokenomics.perf.disagg.project_disagg_curve or plan_points, then "
+            "tokenomics.evaluate_plan)"
+        )
     if model is not None:
         check_context_fits(model, workload)
     if mode != "none" and (throughput_tok_per_s_per_gpu is not None or throughput_curve is not None):
@@ -855,7 +862,7 @@ def compare(
         Model id or alias (e.g. ``"DeepSeek-R1"``, ``"kimi-k2"``).
     hardware : str or sequence of str, optional
         System(s) to compare (ids or aliases; duplicates are dropped); default every catalog
-        system.
+        system that serves alone (not prefill-only parts such as Rubin CPX).
     workload : Workload or str, optional
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`, ``"8k/1k"``).
     interactivity_tok_per_s_per_user : float, default 50
@@ -921,7 +928,10 @@ def compare(
         hardware = [hardware]
     if hardware is not None and len(hardware) == 0:
         raise ValueError("hardware is an empty list: name at least one system, or None for every system")
-    names = list(hardware) if hardware is not None else [str(h) for h in catalog.hardware_table().index]
+    every = catalog.hardware_table()
+    # by default every system that serves alone: prefill-only parts (Rubin CPX) only serve in disaggregated plans
+    names = list(hardware) if hardware is not None else [
+        str(h) for h in every.index[every["serving_role"] != "prefill"]]
     systems = [catalog.hardware(h) for h in dict.fromkeys(catalog.resolve_hardware_id(h) for h in names)]
     # inputs every system shares are checked up front: an error there is the caller's, not a system's
     for name, value in (("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user),

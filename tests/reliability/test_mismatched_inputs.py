@@ -148,3 +148,19 @@ def test_a_prefix_of_several_workloads_is_ambiguous() -> None:
     with pytest.raises(KeyError, match=r"'agentic' is ambiguous.*agentic-coding, agentic-coding-early"):
         tk.workload("agentic")
     assert tk.workload("agentic-coding").name == "agentic-coding"
+
+
+def test_a_prefill_only_part_serves_only_in_a_disaggregated_plan() -> None:
+    assert tk.hardware("rubin-cpx").prefill_only
+    assert not tk.hardware("vr200").prefill_only
+    with pytest.raises(ValueError, match=r"rubin-cpx is a prefill-only part.*evaluate_plan"):
+        tk.evaluate("deepseek-r1", "rubin-cpx")
+    table = tk.hardware_table()
+    assert list(table.index[table["serving_role"] == "prefill"]) == ["rubin-cpx"]
+
+
+def test_default_system_lists_leave_prefill_only_parts_out() -> None:
+    from tokenomics.outputs.report.build import ReportOptions, _candidate_hardware
+
+    assert "rubin-cpx" not in _candidate_hardware(ReportOptions(models=["deepseek-r1"]))
+    assert "vr200-nvl144" in _candidate_hardware(ReportOptions(models=["deepseek-r1"]))

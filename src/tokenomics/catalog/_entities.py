@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from typing import ClassVar, Self
+import math
+from typing import Any, ClassVar, Literal, Self
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tokenomics._validate import unknown_name_error
 
@@ -172,6 +173,10 @@ class Hardware(CatalogEntry):
         system (e.g. ``"NVL72 rack"``).
     aliases : tuple of str
         Other names accepted by :func:`tokenomics.hardware`.
+    serving_role : {"any", "prefill"}
+        ``"prefill"`` for a prefill-only (context) part such as Rubin CPX: it serves only as
+        the prefill pool of a disaggregated plan (:func:`tokenomics.perf.disagg.plan_points`),
+        never alone (see :attr:`prefill_only`).
     bf16_dense_tflops, fp8_dense_tflops, fp4_dense_tflops : float or None
         Peak dense tensor throughput [TFLOP/s]; ``None`` where the precision is not supported.
     int8_dense_tops : float or None
@@ -219,6 +224,7 @@ class Hardware(CatalogEntry):
     accelerator_kind: str
     system: str
     aliases: tuple[str, ...] = ()
+    serving_role: Literal["any", "prefill"] = "any"
     bf16_dense_tflops: float | None = None
     fp8_dense_tflops: float | None = None
     fp4_dense_tflops: float | None = None
@@ -243,6 +249,19 @@ class Hardware(CatalogEntry):
     facility_power_kw_per_accelerator: float | None = None
     accelerators_per_system: int
     release_year: int
+
+    @field_validator("serving_role", mode="before")
+    @classmethod
+    def _serving_role(cls, value: Any) -> Any:
+        # a system added without the column (an empty cell) serves alone
+        if value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == "":
+            return "any"
+        return str(value).strip().lower()
+
+    @property
+    def prefill_only(self) -> bool:
+        """Whether the part serves only as a disaggregated prefill pool (``serving_role == "prefill"``)."""
+        return self.serving_role == "prefill"
 
     def dense_tflops(self, precision: str) -> float:
         """Return peak dense tensor throughput at a precision.

@@ -279,7 +279,9 @@ class Report(BaseModel):
 def _candidate_hardware(opts: ReportOptions) -> list[str]:
     if opts.hardware is not None:
         return list(opts.hardware)
-    return [str(h) for h in catalog.hardware_table().index]
+    # prefill-only parts (Rubin CPX) serve only inside disaggregated plans, not as a system
+    table = catalog.hardware_table()
+    return [str(h) for h in table.index[table["serving_role"] != "prefill"]]
 
 
 def build_report(
