@@ -62,7 +62,8 @@ from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import ServingConfig, _points, _resolve, max_concurrency
 from tokenomics.units import BYTES_PER_GB
-from tokenomics.workload import isl_osl_label
+from tokenomics.workload import DEFAULT_WORKLOAD, Workload, isl_osl_label
+from tokenomics.workload import workload as workload_preset
 
 DEFAULT_PREFILL_MAX_UTILIZATION_FRAC: float = 0.8
 """Busy fraction a prefill pool is sized to at most: above it the queue (TTFT) grows fast."""
@@ -858,8 +859,8 @@ def project_disagg_curve(
     prefill_hardware: Hardware | str,
     decode_hardware: Hardware | str,
     *,
-    isl_tokens: float = 1024.0,
-    osl_tokens: float = 1024.0,
+    isl_tokens: float | None = None,
+    osl_tokens: float | None = None,
     cached_tokens: float = 0.0,
     theoretical_hit_frac: float | None = None,
     concurrency: Sequence[float] | np.ndarray | None = None,
@@ -873,6 +874,7 @@ def project_disagg_curve(
     speculative: bool = True,
     frontier: bool = False,
     with_cost: bool = True,
+    workload: Workload | str | None = None,
 ) -> pd.DataFrame:
     """Project a disaggregated throughput-vs-interactivity curve in the curve schema.
 
@@ -890,11 +892,15 @@ def project_disagg_curve(
         Catalog model (or its name).
     prefill_hardware, decode_hardware : Hardware or str
         Hardware of each pool (may be the same).
-    isl_tokens, osl_tokens, cached_tokens : float
-        Tokens per request: input (cached prefix included), output and cached prefix [tokens].
+    isl_tokens, osl_tokens : float, optional
+        Tokens per request: input (cached prefix included) and output [tokens]; default the
+        workload's.
+    cached_tokens : float
+        Cached prefix per request [tokens].
     theoretical_hit_frac : float, optional
         Instead of ``cached_tokens``: solve the realized hit rate per point from the prefill
-        pool's KV capacity (see :func:`plan_points`).
+        pool's KV capacity (see :func:`plan_points`); default a session workload's
+        ``cached_prefix_frac``.
     concurrency : sequence of float, optional
         Decode concurrencies per replica [count] (default: the grid above).
     prefill_config : ServingConfig, optional
@@ -916,6 +922,10 @@ def project_disagg_curve(
     with_cost : bool
         Add the pools' TCO columns (default True; False leaves them out, for hardware without
         TCO inputs).
+    workload : Workload or str, optional
+        The traffic, by preset name or object, giving ISL/OSL and the rows' ``workload``
+        (default :data:`tokenomics.workload.DEFAULT_WORKLOAD` where no ISL/OSL is given). Not
+        with ``isl_tokens``/``osl_tokens``.
 
     Returns
     -------
@@ -937,7 +947,14 @@ def project_disagg_curve(
     """
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
-    isl, osl = float(isl_tokens), float(osl_tokens)
+    if workload is not None and (isl_tokens is not None or osl_tokens is not None):
+        raise ValueError("give workload= or isl_tokens/osl_tokens, not both: the workload sets ISL/OSL")
+    wl = workload_preset(workload if workload is not None else DEFAULT_WORKLOAD)
+    isl = float(wl.isl_tokens if isl_tokens is None else isl_tokens)
+    osl = float(wl.osl_tokens if osl_tokens is None else osl_tokens)
+    wl_label = wl.name if workload is not None else isl_osl_label(isl, osl)
+    if workload is not None and not wl.is_fixed and cached_tokens == 0.0 and theoretical_hit_frac is None:
+        theoretical_hit_frac = wl.cached_prefix_frac
     f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors)
     cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
                                                  factors=f_p)
@@ -1002,7 +1019,7 @@ def project_disagg_curve(
             f"{hw_p.hardware_id}+{hw_d.hardware_id}")
         frame = curve_rows(
             m, plan.decode.config, pts, hardware_id=hw_label, hardware_name=hw_label,
-            workload=isl_osl_label(isl, osl), isl_tokens=isl, osl_tokens=osl,
+            workload=wl_label, isl_tokens=isl, osl_tokens=osl,
             note=f"disaggregated roofline projection, {label}", label=label,
             source="tokenomics.perf.disagg", concurrency=pts["concurrency"] * n_dec / cfg.num_gpus,
             cache_hit_frac=pts["cache_hit_frac"],
