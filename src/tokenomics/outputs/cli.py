@@ -136,7 +136,10 @@ def _column_texts(values: pd.Series) -> list[str]:
     finite = x[np.isfinite(x)]
     if finite.size == 0:
         return ["-"] * len(x)
-    if np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
+    name = str(values.name)
+    if name.endswith("_year") and "_per_" not in name:
+        fmt = "{:.0f}"  # a calendar year (release_year), not a quantity: 2023, not 2,023
+    elif np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
         fmt = "{:,.0f}"
     else:
         typical = float(np.median(np.abs(finite[finite != 0]))) if np.any(finite != 0) else 0.0
@@ -798,6 +801,8 @@ _LIST_COMMAND = (("unknown hardware", "tokenomics hardware"), ("unknown model", 
 
 def _in_cli_terms(text: str, parser: argparse.ArgumentParser, command: str) -> str:
     """Rewrite an error message in terms of the subcommand's flags, and point to the listing command."""
+    if "--columns name" in text:
+        return text  # it lists column names, which are not flags
     flags = set()
     for action in parser._actions:  # the subcommand's parser: its own flags
         if isinstance(action, argparse._SubParsersAction):
