@@ -19,3 +19,4 @@ def test_an_unknown_column_lists_column_names_not_flags(capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert "closest: interactivity_tok_per_s_per_user" in err
     assert "--interactivity" not in err.split("Valid ids:")[1]
+

@@ -438,5 +438,7 @@ def sweep(scenario: Scenario, **axes: Any) -> pd.DataFrame:
     out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     for name in ("model_id", "hardware_id", "workload", "curve_kind", "tco_basis", "tco_profile", "tco_vintage",
                  "tco_tier"):
-        out[name] = out[name].astype("category")
+        # a label that does not apply (tco_profile of a published basis) stays None, as in evaluate and compare
+        if out[name].notna().all():
+            out[name] = out[name].astype("category")
     return out
