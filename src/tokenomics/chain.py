@@ -114,6 +114,8 @@ CHAIN_COLUMNS: dict[str, str] = {
                                "curve; else the theoretical rate)",
     "input_usd_per_mtok": "uncached input price [USD/Mtok]",
     "cached_input_usd_per_mtok": "cached input price used (default 0.1 x input) [USD/Mtok]",
+    "cached_input_price_basis": "where the cached input price comes from: 'given', 'listed', or 'filled' (no "
+                                "listed price: DEFAULT_CACHED_COST_RATIO x input)",
     "output_usd_per_mtok": "output price [USD/Mtok]",
     "blended_price_usd_per_mtok": "revenue per Mtok of all tokens [USD/Mtok]",
     "license_fee_frac": "revenue share paid as license fee",
@@ -211,8 +213,12 @@ def band_ratios(curve: ThroughputCurve) -> tuple[float, float]:
 
 
 def _price_inputs(model: Model | None, provider: str | None, given: dict[str, Any],
-                  tier: str = "standard") -> tuple[Any, Any, Any]:
-    """(input, cached input, output) prices: the given ones, else the catalog's list price in ``tier``."""
+                  tier: str = "standard") -> tuple[Any, Any, Any, str]:
+    """(input, cached input, output) prices: the given ones, else the catalog's list price in ``tier``.
+
+    The fourth element says where the cached input price came from: ``given``, ``listed`` or
+    ``filled`` (``DEFAULT_CACHED_COST_RATIO`` x input where nothing gives one).
+    """
     for name in PRICE_FIELDS:
         if given.get(name) is not None:
             # the vocabulary's plausible range: a $/token figure written as $/Mtok is an error
@@ -221,6 +227,7 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
             check_plausible(name, given[name], low=spec.min_value, high=spec.max_value, unit=spec.unit,
                             allow_zero=True)
     p_in, p_c, p_out = (given.get(k) for k in PRICE_FIELDS)
+    cached_basis = "given" if p_c is not None else "listed"
     if p_in is None or p_out is None:
         if model is None:
             raise ValueError("prices missing: give model= (catalog price) or input_usd_per_mtok and "
@@ -238,13 +245,14 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
         raise ValueError(f"price_tier={tier!r} is not used: input and output prices are given")
     if p_c is None:
         p_c = DEFAULT_CACHED_COST_RATIO * np.asarray(p_in, dtype=float)
+        cached_basis = "filled"
     above = np.asarray(p_c, dtype=float) > np.asarray(p_in, dtype=float)
     if above.any():
         c, i = np.broadcast_arrays(np.asarray(p_c, dtype=float), np.asarray(p_in, dtype=float))
         k = int(np.flatnonzero(above.ravel())[0]) if above.ndim else 0
         raise ValueError(f"cached_input_usd_per_mtok={c.ravel()[k]:g} is above input_usd_per_mtok={i.ravel()[k]:g}: "
                          "a cached (prefix-hit) input token is priced at most as an uncached one")
-    return p_in, p_c, p_out
+    return p_in, p_c, p_out, cached_basis
 
 
 def evaluate(
@@ -388,7 +396,7 @@ def evaluate(
         raise ValueError("cost_split_rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
                          "decode_throughput_tok_per_s_per_gpu")
     # prices first: a missing price is the caller's error, found before any curve is read
-    p_in, p_c, p_out = _price_inputs(m, price_provider, {
+    p_in, p_c, p_out, cached_basis = _price_inputs(m, price_provider, {
         "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
         "output_usd_per_mtok": output_usd_per_mtok}, price_tier)
     rows = supply(m, hw, workload=wl, tco=tco, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
@@ -478,6 +486,7 @@ def evaluate(
     }
     for name, values in demand.items():
         rows[name] = np.broadcast_to(np.asarray(values, dtype=float), (n,))
+    rows["cached_input_price_basis"] = np.full(n, cached_basis, dtype=object)
     out = rows[list(CHAIN_COLUMNS)]
     if index is not None and len(index) == n:
         out.index = index

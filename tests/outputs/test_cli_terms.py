@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tokenomics.outputs.cli import main
@@ -20,3 +22,13 @@ def test_an_unknown_column_lists_column_names_not_flags(capsys: pytest.CaptureFi
     assert "closest: interactivity_tok_per_s_per_user" in err
     assert "--interactivity" not in err.split("Valid ids:")[1]
 
+
+
+def test_ingest_hints_name_its_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    raw = str(Path(__file__).parents[1] / "fixtures" / "ingest" / "raw_plain_bench.json")
+    assert main(["ingest", raw]) == 2
+    assert "pass --gpus" in capsys.readouterr().err
+    assert main(["ingest", raw, "--gpus", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "pass --hardware NAME" in err
+    assert "hardware=" not in err

@@ -164,3 +164,11 @@ def test_default_system_lists_leave_prefill_only_parts_out() -> None:
 
     assert "rubin-cpx" not in _candidate_hardware(ReportOptions(models=["deepseek-r1"]))
     assert "vr200-nvl144" in _candidate_hardware(ReportOptions(models=["deepseek-r1"]))
+
+
+def test_a_filled_cached_input_price_says_so() -> None:
+    # Fireworks lists no cached-input price for DeepSeek-R1: it is filled at 10 % of input, and the row says so
+    row = tk.evaluate("deepseek-r1", "gb200", price_provider="Fireworks")
+    assert row["cached_input_price_basis"].iloc[0] == "filled"
+    assert row["cached_input_usd_per_mtok"].iloc[0] == pytest.approx(0.1 * row["input_usd_per_mtok"].iloc[0])
+    assert tk.evaluate("deepseek-r1", "gb200")["cached_input_price_basis"].iloc[0] == "listed"

@@ -809,6 +809,8 @@ def _in_cli_terms(text: str, parser: argparse.ArgumentParser, command: str) -> s
             sub = action.choices.get(command)
             if sub is not None:
                 flags = {s for a in sub._actions for s in a.option_strings}
+    if "--hardware" in flags:
+        text = text.replace("pass hardware=...", "pass --hardware NAME")
     if "--cost-per-gpu-hour" in flags:
         # Python keywords a command line cannot pass: point to the flag that prices the GPU-hour
         text = text.replace(_POWER_HINT, "price the GPU-hour with ")
