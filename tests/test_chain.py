@@ -79,9 +79,10 @@ def test_supply_is_the_cost_half_of_evaluate():
 
 
 def test_projected_rows_carry_the_band_measured_rows_do_not():
-    proj = evaluate("deepseek-r1", "gb300").iloc[0]
+    proj = evaluate("deepseek-r1", "vr200-nvl144").iloc[0]  # nothing measured on Vera Rubin
     meas = evaluate("deepseek-r1", "gb200").iloc[0]
     assert proj["curve_kind"] == "projected"
+    assert np.isnan(proj["anchor_ratio"])
     assert proj["throughput_low_tok_per_s_per_gpu"] < proj["throughput_tok_per_s_per_gpu"]
     assert proj["cost_high_usd_per_mtok"] > proj["cost_usd_per_mtok"] > proj["cost_low_usd_per_mtok"]
     assert meas["curve_kind"] == "measured"
@@ -124,7 +125,7 @@ def _cli_csv(*argv: str) -> pd.DataFrame:
 
 def test_compare_sweep_report_and_cli_give_the_same_numbers():
     """Same inputs through every entry point: the same chain, the same numbers."""
-    systems = ["gb200-nvl72", "gb300-nvl72"]  # one measured, one projected curve at 8k/1k, 50 tok/s/user
+    systems = ["gb200-nvl72", "gb300-nvl72"]  # one measured, one anchored row at 8k/1k, 50 tok/s/user
     kw = {"workload": "8k/1k", "utilization_frac": 0.6}
     by_compare = tk.compare("deepseek-r1", systems, interactivity_tok_per_s_per_user=50.0, **kw)
     by_compare = by_compare.set_index("hardware_id").loc[systems]
@@ -137,7 +138,7 @@ def test_compare_sweep_report_and_cli_give_the_same_numbers():
                       "--workload", "8k/1k", "--utilization", "0.6", "--format", "csv").set_index("hardware_id")
     cost = _cli_csv("cost", "--model", "deepseek-r1", "--hardware", systems[0], "--hardware", systems[1],
                     "--workload", "8k/1k", "--utilization", "0.6", "--format", "csv").set_index("hardware_id")
-    assert set(by_compare["curve_kind"]) == {"measured", "projected"}
+    assert set(by_compare["curve_kind"]) == {"measured", "anchored"}
     numeric = [c for c in CHAIN_COLUMNS if c in by_compare.columns and by_compare[c].dtype.kind == "f"]
     for name, other in (("sweep", by_sweep), ("report", head), ("margin CLI", margin)):
         for col in numeric:

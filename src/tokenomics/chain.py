@@ -4,14 +4,15 @@
 :data:`CHAIN_COLUMNS`):
 
 1. the throughput-vs-interactivity curve (:func:`tokenomics.curves.reference.reference_curve`:
-   measured where bundled for the workload, else the calibrated roofline projection), or a
-   curve you give, or a throughput you give;
+   one per model, system, workload and offload mode: the measured envelope, the calibrated
+   roofline projection anchored to it outside its range, or the projection where nothing is
+   measured), or a curve you give, or a throughput you give;
 2. the throughput at the target interactivity (interpolated, never extrapolated);
 3. the TCO per accelerator-hour on a :class:`~tokenomics.cost.tco.TcoBasis`;
 4. cost per Mtok, split by token class (:mod:`tokenomics.economics` kernels);
 5. revenue at list prices and the workload's token mix, license fee, profit, gross margin;
 6. break-even utilization and price;
-7. the projection's uncertainty band (projected curves only).
+7. the projection's uncertainty band (anchored and projected rows).
 
 :func:`compare` (:func:`tokenomics.compare`) runs :func:`evaluate` over several systems;
 :class:`tokenomics.Scenario` / :func:`tokenomics.sweep`, :func:`tokenomics.monte_carlo`, the
@@ -41,7 +42,7 @@ from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
 from tokenomics.curves.curve import ThroughputCurve, check_curve_matches
-from tokenomics.curves.reference import reference_curve
+from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
 from tokenomics.economics import (
     DEFAULT_CACHED_COST_RATIO,
     blended_price_usd_per_mtok,
@@ -94,11 +95,17 @@ CHAIN_COLUMNS: dict[str, str] = {
     "hardware_id": "catalog hardware id",
     "workload": "workload name",
     "kv_offload": "tiers below HBM holding evicted session prefixes: 'none', 'dram' or 'ssd'",
-    "curve_kind": "'measured', 'projected' (reference curve), the kind of a given curve, or 'given'",
+    "curve_kind": "'measured' (measured envelope), 'anchored' (projection scaled to the measured envelope), "
+                  "'projected' (nothing measured), the kind of a given curve, or 'given' (throughput given)",
+    "anchor_ratio": "measured / projected ratio an anchored row's projection is scaled by (NaN otherwise)",
+    "anchor_kv_offload": "offload mode whose measured ratio anchors the row: its own mode at the measured "
+                         "range's edges, another measured mode when this one was never measured (None otherwise)",
     "interactivity_tok_per_s_per_user": "interactivity the throughput is read at (NaN when given)",
     "throughput_tok_per_s_per_gpu": "input + output tokens/s per accelerator while busy",
-    "throughput_low_tok_per_s_per_gpu": "low end of a projection's band (NaN otherwise)",
-    "throughput_high_tok_per_s_per_gpu": "high end of a projection's band (NaN otherwise)",
+    "throughput_low_tok_per_s_per_gpu": "low end of the projection's band on anchored and projected rows "
+                                        "(NaN otherwise)",
+    "throughput_high_tok_per_s_per_gpu": "high end of the projection's band on anchored and projected rows "
+                                         "(NaN otherwise)",
     "tco_basis": "'itemised' (profile), 'published' (vintage + tier) or 'explicit'",
     "tco_profile": "TCO profile of an itemised basis",
     "tco_vintage": "published set of a published basis",
@@ -144,8 +151,9 @@ CHAIN_COLUMNS: dict[str, str] = {
 """Columns of :func:`evaluate` (and so of compare, sweep, the report's headline, ``cost``)."""
 
 SUPPLY_COLUMNS: tuple[str, ...] = (
-    "model_id", "hardware_id", "workload", "kv_offload", "curve_kind", "interactivity_tok_per_s_per_user",
-    "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu",
+    "model_id", "hardware_id", "workload", "kv_offload", "curve_kind", "anchor_ratio", "anchor_kv_offload",
+    "interactivity_tok_per_s_per_user", "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu",
+    "throughput_high_tok_per_s_per_gpu",
     "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
     "facility_power_kw_per_accelerator", "utilization_frac", "served_mtok_per_gpu_hour", "cost_usd_per_mtok",
     "cost_low_usd_per_mtok", "cost_high_usd_per_mtok", "realized_cache_hit_frac",
@@ -196,19 +204,24 @@ def band_ratios(curve: ThroughputCurve) -> tuple[float, float]:
     Parameters
     ----------
     curve : ThroughputCurve
-        A curve; its frontier points carry the band columns when projected.
+        A curve; its projected and anchored frontier points carry the band columns.
 
     Returns
     -------
     (float, float)
         Median of ``throughput_low / throughput`` and ``throughput_high / throughput`` over the
-        frontier; NaN for measured or given curves (no band).
+        frontier's projected and anchored points; NaN for measured or given curves (no band).
     """
     points = curve.points
-    if curve.kind != "projected" or not set(BAND_COLUMNS) <= set(points.columns):
+    if curve.kind not in ("projected", "anchored", "mixed") or not set(BAND_COLUMNS) <= set(points.columns):
         return math.nan, math.nan
+    if "kind" in points.columns:
+        points = points[points["kind"].astype(str).isin(("projected", "anchored"))]
     mid = points["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)
-    low, high = (float(np.nanmedian(points[c].to_numpy(dtype=float) / mid)) for c in BAND_COLUMNS)
+    ratios = [pd.to_numeric(points[c], errors="coerce").to_numpy(dtype=float) / mid for c in BAND_COLUMNS]
+    if not len(mid) or not all(np.isfinite(r).any() for r in ratios):
+        return math.nan, math.nan
+    low, high = (float(np.nanmedian(r)) for r in ratios)
     return low, high
 
 
@@ -592,7 +605,8 @@ def supply(
         raise ValueError(f"kv_offload={mode!r} selects the reference curve; with an explicit throughput or curve "
                          "it would not be used: drop kv_offload or the throughput/curve")
     # 1-2. curve and throughput at the target interactivity
-    low = high = math.nan
+    low = high = anchor_ratio = math.nan
+    anchor_mode: str | None = None
     realized = own_ratio = math.nan
     x: float = math.nan
     if throughput_tok_per_s_per_gpu is not None:
@@ -620,8 +634,10 @@ def supply(
             throughput_curve, _ = reference_curve(model, hardware, workload=workload,
                                                   interactivity_tok_per_s_per_user=x, kv_offload=mode)
         thr = throughput_at(throughput_curve, x)
-        kind = throughput_curve.kind
-        low, high = band_ratios(throughput_curve)
+        kind = curve_kind_at(throughput_curve, x)
+        if kind != "measured":
+            low, high = band_ratios(throughput_curve)
+        anchor_ratio, anchor_mode = anchor_at(throughput_curve, x)
         if not workload.is_fixed:
             realized, own_ratio = session_figures_at(throughput_curve, x)
 
@@ -655,6 +671,7 @@ def supply(
     # 4. cost per Mtok (kernels), with the projection's band (a constant multiple of throughput)
     unit_cost = cost_per_mtok(k, t, u)
     numeric: dict[str, Any] = {
+        "anchor_ratio": anchor_ratio,
         "interactivity_tok_per_s_per_user": x,
         "throughput_tok_per_s_per_gpu": t,
         "throughput_low_tok_per_s_per_gpu": t * low,
@@ -674,6 +691,7 @@ def supply(
         "workload": workload.name,
         "kv_offload": mode,
         "curve_kind": kind,
+        "anchor_kv_offload": anchor_mode,
         "tco_basis": basis.kind,
         "tco_profile": basis.profile,
         "tco_vintage": basis.vintage,
@@ -859,8 +877,8 @@ def compare(
     """Compare the cost and gross margin of serving one model on several systems.
 
     For each system, :func:`tokenomics.chain.evaluate`: ``throughput = curve.throughput_at(
-    interactivity)`` on the reference curve (measured serving configuration that covers the
-    interactivity at the workload, else the calibrated roofline projection), the TCO on the
+    interactivity)`` on the reference curve (the measured envelope of the workload, the
+    calibrated roofline projection anchored to it outside its range, else the projection), the TCO on the
     basis, ``cost_per_mtok = tco / (throughput x 3600 x utilization) x 1e6``, revenue at list
     prices and the workload's token mix, license fee, ``gross_margin = (revenue - license -
     cost) / revenue`` and break-evens.
@@ -919,7 +937,7 @@ def compare(
     --------
     >>> import tokenomics as tk
     >>> table = tk.compare("deepseek-r1", ["gb200", "b200"], interactivity_tok_per_s_per_user=50)
-    >>> set(table["curve_kind"]) <= {"measured", "projected"}
+    >>> set(table["curve_kind"]) <= {"measured", "anchored", "projected"}
     True
     """
     for name in prices_usd_per_mtok:

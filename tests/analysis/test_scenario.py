@@ -7,6 +7,7 @@ import pytest
 
 import tokenomics as tk
 from tokenomics.analysis.scenario import SWEEP_COLUMNS
+from tokenomics.curves.reference import curve_kind_at
 
 HALF = tk.Workload(name="1k/1k", isl_tokens=1000, osl_tokens=1000)
 
@@ -282,7 +283,7 @@ def test_sweep_rereads_each_systems_curve():
                                       interactivity_tok_per_s_per_user=row.interactivity_tok_per_s_per_user)
         assert row.throughput_tok_per_s_per_gpu == pytest.approx(float(curve.throughput_at(
             row.interactivity_tok_per_s_per_user)))
-        assert row.curve_kind == curve.kind
+        assert row.curve_kind == curve_kind_at(curve, row.interactivity_tok_per_s_per_user)
 
 
 def test_tco_keywords_follow_the_one_rule():

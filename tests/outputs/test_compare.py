@@ -7,6 +7,7 @@ import math
 import pytest
 
 import tokenomics as tk
+from tokenomics.curves.reference import curve_kind_at
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +39,8 @@ def test_throughput_is_read_off_the_reference_curve(table):
     for row in table.to_dict("records"):
         curve, _ = tk.reference_curve("deepseek-r1", row["hardware_id"], workload="8k/1k",
                                       interactivity_tok_per_s_per_user=50.0)
-        assert row["curve_kind"] == curve.kind
+        assert row["curve_kind"] == curve_kind_at(curve, 50.0)
         assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
-
-
-def test_measured_curves_never_span_serving_configurations():
-    # B200 8k/1k: one FP4 Dynamo-TRT point and two FP8 Dynamo-SGLang points are bundled; the
-    # measured curve is one configuration (the FP8 pair covers 50 tok/s/user), never a line
-    # drawn from the FP4 point to an FP8 point
-    curve, points = tk.reference_curve("deepseek-r1", "b200", interactivity_tok_per_s_per_user=50.0)
-    assert curve.kind == "measured"
-    assert points["precision"].nunique() == 1
-    assert points["framework"].nunique() == 1
-    # where no measured configuration covers the interactivity, the projection is used
-    curve, points = tk.reference_curve("deepseek-r1", "b200", interactivity_tok_per_s_per_user=80.0)
-    assert curve.kind == "projected"
-    assert (points["kind"] == "projected").all()
 
 
 def test_sorted_by_cost(table):
@@ -98,18 +85,22 @@ def test_explicit_prices_replace_catalog():
     assert row["output_usd_per_mtok"] == 4.0
 
 
-def test_projected_rows_carry_the_band():
-    table = tk.compare("deepseek-r1", ["gb300", "gb200"], interactivity_tok_per_s_per_user=50.0)
-    proj = table[table["curve_kind"] == "projected"]
+def test_projected_and_anchored_rows_carry_the_band():
+    table = tk.compare("deepseek-r1", ["gb300", "gb200", "b200"], interactivity_tok_per_s_per_user=35.0,
+                       workload="8k/1k")
     meas = table[table["curve_kind"] == "measured"]
-    assert len(proj)
+    banded = table[table["curve_kind"].isin(["projected", "anchored"])]
     assert len(meas)
-    assert (proj["throughput_low_tok_per_s_per_gpu"] < proj["throughput_tok_per_s_per_gpu"]).all()
-    assert (proj["throughput_high_tok_per_s_per_gpu"] > proj["throughput_tok_per_s_per_gpu"]).all()
+    assert len(banded)
+    assert (banded["throughput_low_tok_per_s_per_gpu"] < banded["throughput_tok_per_s_per_gpu"]).all()
+    assert (banded["throughput_high_tok_per_s_per_gpu"] > banded["throughput_tok_per_s_per_gpu"]).all()
     # cost is inversely proportional to throughput: the low-throughput end is the high-cost end
-    ratio = proj["throughput_tok_per_s_per_gpu"] / proj["throughput_low_tok_per_s_per_gpu"]
-    assert ((proj["cost_high_usd_per_mtok"] / (proj["cost_usd_per_mtok"] * ratio) - 1).abs() < 1e-12).all()
+    ratio = banded["throughput_tok_per_s_per_gpu"] / banded["throughput_low_tok_per_s_per_gpu"]
+    assert ((banded["cost_high_usd_per_mtok"] / (banded["cost_usd_per_mtok"] * ratio) - 1).abs() < 1e-12).all()
     assert meas["cost_low_usd_per_mtok"].isna().all()
+    assert meas["anchor_ratio"].isna().all()
+    anchored = table[table["curve_kind"] == "anchored"]
+    assert (anchored["anchor_ratio"] > 0).all()
 
 
 def test_default_tco_basis_matches_scenario_and_report():

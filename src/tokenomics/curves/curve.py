@@ -72,8 +72,9 @@ class ThroughputCurve:
     throughput_tok_per_s_per_gpu : array_like, shape (n,)
         Knot throughputs [tok/s/GPU], finite, > 0, strictly decreasing (a Pareto frontier).
     kind : str
-        ``"measured"``, ``"floor"``, ``"projected"`` or ``"mixed"`` (only when the caller
-        explicitly allowed mixed kinds in :meth:`from_points`).
+        ``"measured"``, ``"floor"``, ``"projected"``, ``"anchored"`` (a projection scaled to
+        measured points) or ``"mixed"`` (only when the caller explicitly allowed mixed kinds in
+        :meth:`from_points`).
     throughput_column : str
         Which throughput the knots are (total by default; output for MLPerf points).
     points : pandas.DataFrame, optional
@@ -96,7 +97,7 @@ class ThroughputCurve:
     True
     """
 
-    KINDS = ("measured", "floor", "projected", "mixed")
+    KINDS = ("measured", "floor", "projected", "anchored", "mixed")
 
     def __init__(
         self,

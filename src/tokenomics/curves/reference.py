@@ -1,7 +1,8 @@
-"""The throughput curve of a model on a system: measured where bundled, else projected."""
+"""The throughput curve of a model on a system: the measured envelope, the projection anchored to it."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,10 +17,27 @@ from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
 from tokenomics.workload import Workload, workload
 
-__all__ = ["MEASURED_GROUP_COLUMNS", "reference_curve"]
+__all__ = ["ANCHOR_PREFERENCE", "CURVE_KINDS", "MEASURED_GROUP_COLUMNS", "anchor_at", "curve_kind_at",
+           "reference_curve"]
 
 MEASURED_GROUP_COLUMNS: tuple[str, ...] = ("precision", "framework", "spec_decoding", "disaggregated")
-"""One serving configuration of measured points (InferenceX's frontier grouping)."""
+"""Configuration columns every point of the measured envelope keeps (InferenceX's grouping)."""
+
+CURVE_KINDS: tuple[str, ...] = ("measured", "anchored", "projected", "given")
+"""What a chain row's throughput is: measured envelope, projection scaled to it, projection, given."""
+
+ANCHOR_PREFERENCE: dict[str, tuple[str, ...]] = {
+    "none": ("dram", "ssd"), "dram": ("ssd", "none"), "ssd": ("dram", "none"),
+}
+"""Measured offload modes, in order, whose measured/projected ratio anchors a never-measured mode."""
+
+_X = "interactivity_tok_per_s_per_user"
+_Y = "throughput_tok_per_s_per_gpu"
+# columns proportional to throughput (scaled by the anchor ratio) and inversely proportional to it
+_SCALED = ("throughput_tok_per_s_per_gpu", "input_throughput_tok_per_s_per_gpu",
+           "output_throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu",
+           "throughput_high_tok_per_s_per_gpu", "throughput_tok_per_s_per_kw")
+_INVERSE = ("joules_per_token", "output_joules_per_token")
 
 
 def reference_curve(
@@ -30,18 +48,30 @@ def reference_curve(
     interactivity_tok_per_s_per_user: float | None = None,
     kv_offload: str = "none",
 ) -> tuple[ThroughputCurve, pd.DataFrame]:
-    """Throughput curve of a model on a system: measured where bundled, else projected.
+    """One throughput curve per model, system, workload and offload mode: measured, anchored projection.
 
-    Measured points are never interpolated across serving configurations: the bundled points
-    (:func:`tokenomics.curves.measured.curves`, ``kind="measured"``) of the workload
-    (:attr:`tokenomics.Workload.curve_label`, e.g. ``"8k/1k"``) are grouped by
-    :data:`MEASURED_GROUP_COLUMNS`, and a group is usable when its Pareto frontier has at least
-    two points. With ``interactivity_tok_per_s_per_user`` the usable group that covers it with
-    the highest throughput there is taken; when none covers it (or none is usable) the
-    calibrated roofline projection (:func:`tokenomics.perf.project.project_curve`,
-    best-practice parallelism and precision) at the workload's ISL/OSL is returned, with its
-    band. Without an interactivity, the usable group with the most frontier points (then the
-    highest peak throughput) is taken.
+    1. Measured envelope: the Pareto frontier of every bundled measured point
+       (:func:`tokenomics.curves.measured.curves`, ``kind="measured"``) of the model, system,
+       workload (:attr:`tokenomics.Workload.curve_label`) and offload mode, across serving
+       configurations and precisions (a provider deploys the best); each frontier point keeps
+       its configuration columns (:data:`MEASURED_GROUP_COLUMNS`, parallelism).
+    2. Outside the measured interactivity range [x_lo, x_hi], the calibrated roofline projection
+       (:func:`tokenomics.perf.project.project_curve`, or
+       :func:`tokenomics.perf.sessions.project_session_curve` for session traffic) scaled by the
+       anchor ratio at the nearest measured end, ``r = measured(x_end) / projected(x_end)``, so
+       the curve is continuous there; the union's Pareto frontier never rises with
+       interactivity. Inside [x_lo, x_hi] the measured envelope is used unchanged.
+    3. An offload mode never measured on a system measured in another mode
+       (:data:`ANCHOR_PREFERENCE`): its projection scaled by that mode's ratio, the geometric
+       mean over that mode's envelope knots of ``measured / projected`` (projection read with
+       the curve target rule, clipped at its ends).
+    4. Nothing measured: the projection.
+
+    Row kinds: ``kind`` is ``"measured"``, ``"anchored"`` (with ``anchor_ratio`` and
+    ``anchor_kv_offload``, the mode whose ratio it is) or ``"projected"``; a curve mixing
+    measured and anchored knots has ``kind == "mixed"`` (read a row's kind with
+    :func:`curve_kind_at`). With ``interactivity_tok_per_s_per_user`` inside the measured range
+    only the envelope is built (no projection is run).
 
     Parameters
     ----------
@@ -52,7 +82,8 @@ def reference_curve(
     workload : Workload or str, optional
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
     interactivity_tok_per_s_per_user : float, optional
-        The interactivity the curve will be read at [tok/s/user].
+        The interactivity the curve will be read at [tok/s/user]; inside the measured range the
+        measured envelope alone is returned, else (and without it) the whole curve.
     kv_offload : {"none", "dram", "ssd"}, default "none"
         Tiers below HBM that keep evicted session prefixes (session workloads only; the
         projection then uses :func:`tokenomics.perf.hierarchy.kv_offload_tiers`).
@@ -60,21 +91,22 @@ def reference_curve(
     Returns
     -------
     (ThroughputCurve, pandas.DataFrame)
-        The curve (``kind`` "measured" or "projected") and the points it was built from (the
-        measured group's points, or every projected point with its band columns).
+        The curve (``kind`` "measured", "mixed", "anchored" or "projected") and the points it
+        was built from (its frontier rows; anchored rows carry the scaled band columns,
+        ``anchor_ratio`` and ``anchor_kv_offload``).
 
     Raises
     ------
     KeyError
         Unknown model, hardware or workload.
     ValueError
-        No usable measured group and the roofline cannot place the model on the system (the
+        The projection is needed and the roofline cannot place the model on the system (the
         weights do not fit).
 
     Examples
     --------
     >>> curve, points = reference_curve("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=50)
-    >>> curve.kind in ("measured", "projected")
+    >>> curve_kind_at(curve, 50) in ("measured", "anchored", "projected")
     True
     """
     m = catalog.model(model) if isinstance(model, str) else model
@@ -85,29 +117,177 @@ def reference_curve(
         measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
     except ValueError:
         measured = pd.DataFrame()
-    if len(measured) and "kv_offload" in measured.columns:
-        # measured runs with another offload mode measure another system configuration
-        measured = measured[measured["kv_offload"].fillna("none").astype(str) == mode]
-    groups: list[tuple[ThroughputCurve, pd.DataFrame]] = []
-    if len(measured):
-        for _, group in measured.groupby(list(MEASURED_GROUP_COLUMNS), dropna=False, sort=True):
-            try:
-                curve = ThroughputCurve.from_points(group, allow_mixed_groups=True)
-            except ValueError:
-                continue  # e.g. no point with both a total throughput and an interactivity
-            if len(curve) >= 2:
-                groups.append((curve, group))
+    modes = (measured["kv_offload"].fillna("none").astype(str) if len(measured) and "kv_offload" in measured.columns
+             else pd.Series("none", index=measured.index, dtype=object))
+    envelope = _envelope(measured[modes == mode])
+    if envelope is None:
+        projected = _project(m, hw, wl, mode)
+        for other in ANCHOR_PREFERENCE[mode]:
+            other_env = _envelope(measured[modes == other])
+            if other_env is None:
+                continue
+            ratio = _mode_ratio(other_env, _curve(_project(m, hw, wl, other)))
+            anchored = _anchor(projected, ratio, other)
+            return _curve(anchored), anchored
+        return _curve(projected), projected
+    lo, hi = envelope.interactivity_range
     x = interactivity_tok_per_s_per_user
-    if x is not None:
-        covering = [(c, g) for c, g in groups if bool(c.in_range(x))]
-        if covering:
-            return max(covering, key=lambda cg: float(cg[0].throughput_at(x)))
-    elif groups:
-        return max(groups, key=lambda cg: (len(cg[0]), float(np.nanmax(cg[1]["throughput_tok_per_s_per_gpu"]))))
+    if x is not None and lo <= float(x) <= hi:
+        return envelope, envelope.points
+    projected = _project(m, hw, wl, mode)
+    proj = _curve(projected)
+    px = projected[_X].to_numpy(dtype=float)
+    parts = [envelope.points]
+    for side, edge in ((px < lo, lo), (px > hi, hi)):
+        if side.any():
+            ratio = float(envelope.throughput_at(edge)) / float(proj.throughput_at(edge, extrapolate="clip"))
+            parts.append(_anchor(projected[side], ratio, mode))
+    if len(parts) == 1:
+        return envelope, envelope.points
+    union = pd.concat(parts, ignore_index=True)
+    curve = _AnchoredCurve.from_points(union, allow_mixed_kinds=True, allow_mixed_groups=True)
+    assert isinstance(curve, _AnchoredCurve)
+    curve.envelope = envelope
+    return curve, curve.points
+
+
+def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> str:
+    """Return what a curve's throughput is at an interactivity: one of :data:`CURVE_KINDS` (or its kind).
+
+    A ``"mixed"`` curve of :func:`reference_curve` is ``"measured"`` within its measured knots'
+    interactivity range (inclusive) and ``"anchored"`` outside it.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        A curve.
+    interactivity_tok_per_s_per_user : float
+        Where it is read [tok/s/user].
+
+    Returns
+    -------
+    str
+        ``curve.kind`` for a single-kind curve, else "measured" or "anchored".
+    """
+    if curve.kind != "mixed":
+        return curve.kind
+    pts = curve.points
+    kinds = pts["kind"].astype(str) if "kind" in pts.columns else pd.Series("measured", index=pts.index)
+    mx = pts.loc[kinds == "measured", _X].to_numpy(dtype=float)
+    if mx.size == 0:
+        return "anchored" if (kinds == "anchored").all() else curve.kind
+    x = float(interactivity_tok_per_s_per_user)
+    return "measured" if mx.min() <= x <= mx.max() else "anchored"
+
+
+def anchor_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, str | None]:
+    """Anchor ratio and anchoring offload mode of a curve's row at an interactivity.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        A curve (from :func:`reference_curve` or given).
+    interactivity_tok_per_s_per_user : float
+        Where it is read [tok/s/user].
+
+    Returns
+    -------
+    (float, str or None)
+        ``measured / projected`` applied there and the offload mode it was measured in; (NaN,
+        None) where the row is not anchored.
+    """
+    if curve_kind_at(curve, interactivity_tok_per_s_per_user) != "anchored":
+        return math.nan, None
+    pts = curve.points
+    if "anchor_ratio" not in pts.columns:
+        return math.nan, None
+    anchored = pts[pts["kind"].astype(str) == "anchored"] if "kind" in pts.columns else pts
+    x = float(interactivity_tok_per_s_per_user)
+    ax = anchored[_X].to_numpy(dtype=float)
+    row = anchored.iloc[int(np.argmin(np.abs(ax - x)))]
+    mode = row.get("anchor_kv_offload")
+    return float(row["anchor_ratio"]), (None if mode is None or pd.isna(mode) else str(mode))
+
+
+class _AnchoredCurve(ThroughputCurve):
+    """Measured envelope inside its range (its own interpolant, unchanged), anchored projection outside."""
+
+    envelope: ThroughputCurve | None = None
+
+    def throughput_at(self, interactivity_tok_per_s_per_user: Any, extrapolate: Any = "nan") -> Any:
+        out = super().throughput_at(interactivity_tok_per_s_per_user, extrapolate)
+        if self.envelope is None:
+            return out
+        inside = np.asarray(self.envelope.in_range(interactivity_tok_per_s_per_user), dtype=bool)
+        if not inside.any():
+            return out
+        env = self.envelope.throughput_at(interactivity_tok_per_s_per_user)
+        if np.ndim(out) == 0:
+            return env
+        values = np.where(inside, np.asarray(env, dtype=float), np.asarray(out, dtype=float))
+        if isinstance(out, pd.Series):
+            return pd.Series(values, index=out.index, name=out.name)
+        return values
+
+    def interactivity_at(self, throughput_tok_per_s_per_gpu: Any, extrapolate: Any = "nan") -> Any:
+        out = super().interactivity_at(throughput_tok_per_s_per_gpu, extrapolate)
+        if self.envelope is None:
+            return out
+        lo, hi = self.envelope.throughput_range
+        y = np.asarray(throughput_tok_per_s_per_gpu, dtype=float)
+        with np.errstate(invalid="ignore"):
+            inside = (y >= lo) & (y <= hi)
+        if not inside.any():
+            return out
+        env = self.envelope.interactivity_at(throughput_tok_per_s_per_gpu)
+        if np.ndim(out) == 0:
+            return env
+        values = np.where(inside, np.asarray(env, dtype=float), np.asarray(out, dtype=float))
+        if isinstance(out, pd.Series):
+            return pd.Series(values, index=out.index, name=out.name)
+        return values
+
+
+def _envelope(points: pd.DataFrame) -> ThroughputCurve | None:
+    """Pareto frontier of measured points across configurations (None when none is usable)."""
+    if not len(points):
+        return None
+    try:
+        return ThroughputCurve.from_points(points, allow_mixed_groups=True)
+    except ValueError:
+        return None  # no point with both a total throughput and an interactivity
+
+
+def _project(m: Model, hw: Hardware, wl: Workload, mode: str) -> pd.DataFrame:
     # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
-    projected = (project_curve(m, hw, workload=wl) if wl.is_fixed
-                 else project_session_curve(m, hw, wl, kv_offload=mode))
-    return ThroughputCurve.from_points(projected, allow_mixed_groups=True), projected
+    return (project_curve(m, hw, workload=wl) if wl.is_fixed
+            else project_session_curve(m, hw, wl, kv_offload=mode))
+
+
+def _curve(points: pd.DataFrame) -> ThroughputCurve:
+    return ThroughputCurve.from_points(points, allow_mixed_groups=True)
+
+
+def _mode_ratio(envelope: ThroughputCurve, projection: ThroughputCurve) -> float:
+    """Geometric mean of measured / projected over the envelope's knots."""
+    pts = envelope.points
+    knots = pts[_X].to_numpy(dtype=float)
+    proj = np.asarray(projection.throughput_at(knots, extrapolate="clip"), dtype=float)
+    return float(np.exp(np.mean(np.log(pts[_Y].to_numpy(dtype=float) / proj))))
+
+
+def _anchor(points: pd.DataFrame, ratio: float, mode: str) -> pd.DataFrame:
+    """Projected points scaled by an anchor ratio, marked ``kind="anchored"``."""
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"anchor_ratio={ratio!r} is not a positive finite measured/projected ratio")
+    out = points.copy()
+    for name in _SCALED:
+        if name in out.columns:
+            out[name] = pd.to_numeric(out[name], errors="coerce") * ratio
+    for name in _INVERSE:
+        if name in out.columns:
+            out[name] = pd.to_numeric(out[name], errors="coerce") / ratio
+    return out.assign(kind="anchored", anchor_ratio=ratio, anchor_kv_offload=mode)
 
 
 def _workload(value: Any) -> Workload:

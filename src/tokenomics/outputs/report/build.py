@@ -3,8 +3,9 @@
 The chain, per model and hardware:
 
 1. a throughput-vs-interactivity curve at the report's workload
-   (:func:`tokenomics.curves.reference.reference_curve`: a measured serving configuration where
-   bundled, else the calibrated roofline projection with its uncertainty band);
+   (:func:`tokenomics.curves.reference.reference_curve`: the measured envelope where bundled, the
+   calibrated roofline projection anchored to it outside its range, else the projection; the
+   projection's uncertainty band on anchored and projected rows);
 2. TCO per accelerator-hour on the report's :class:`~tokenomics.cost.tco.TcoBasis` and on every
    other basis the catalog holds for the system (the report's TCO selector);
 3. cost per million tokens along the curve (:func:`tokenomics.economics.cost_per_mtok`), and
@@ -51,7 +52,7 @@ from tokenomics.chain import (
 )
 from tokenomics.cost.tco import DEFAULT_TCO_BASIS, DEFAULT_TCO_VINTAGE, TcoBasis, TcoResult
 from tokenomics.curves.frontier import pareto_frontier
-from tokenomics.curves.reference import reference_curve
+from tokenomics.curves.reference import curve_kind_at, reference_curve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, cost_per_mtok
 from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license_fee_frac
 from tokenomics.outputs.report.agentic import agentic_table
@@ -349,7 +350,7 @@ def build_report(
                 skipped.append({"model_id": model_id, "hardware_id": hid, "stage": "curve",
                                 "reason": _reason("curve", hid, err)})
                 continue
-            points = points.assign(curve_kind=curve.kind, workload=wl)
+            points = points.assign(curve_kind=_kind_label(curve), workload=wl)
             point_frames.append(points)
             front = pareto_frontier(points, by=None)
             low_ratio, high_ratio = band_ratios(curve)
@@ -362,11 +363,9 @@ def build_report(
                 cost["cost_usd_per_gpu_hour"] = rate
                 cost["utilization_frac"] = u
                 cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
-                if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind == "projected":
-                    cost["cost_low_usd_per_mtok"] = cost_per_mtok(
-                        rate, front["throughput_high_tok_per_s_per_gpu"].astype(float), u)
-                    cost["cost_high_usd_per_mtok"] = cost_per_mtok(
-                        rate, front["throughput_low_tok_per_s_per_gpu"].astype(float), u)
+                if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind != "measured":
+                    cost["cost_low_usd_per_mtok"] = _band_cost(rate, front["throughput_high_tok_per_s_per_gpu"], u)
+                    cost["cost_high_usd_per_mtok"] = _band_cost(rate, front["throughput_low_tok_per_s_per_gpu"], u)
                 cost_frames.append(cost)
             std_frames.append(_standard_points(model_id, hid, wl, curve, (low_ratio, high_ratio), rates[hid], u))
             try:
@@ -388,7 +387,7 @@ def build_report(
                     skipped.append({"model_id": model_id, "hardware_id": hid, "stage": f"curve ({extra.name})",
                                     "reason": _reason("curve", hid, err)})
                     continue
-                point_frames.append(points.assign(curve_kind=curve.kind, workload=extra.name))
+                point_frames.append(points.assign(curve_kind=_kind_label(curve), workload=extra.name))
                 front = pareto_frontier(points, by=None)
                 cost_frames.extend(_cost_frames(front, curve, rates[hid], extra.name, u))
                 std_frames.append(_standard_points(model_id, hid, extra.name, curve, band_ratios(curve),
@@ -468,10 +467,10 @@ def build_report(
 
 
 def _fetch_one(task: tuple[str, str, Workload, float, str]) -> Any:
-    model_id, hid, wl, x_ref, kv_offload = task
+    model_id, hid, wl, _, kv_offload = task
     try:
-        return reference_curve(model_id, hid, workload=wl, interactivity_tok_per_s_per_user=x_ref,
-                               kv_offload=kv_offload if not wl.is_fixed else "none")
+        # the whole curve (measured envelope and the projection anchored to it): the report draws it
+        return reference_curve(model_id, hid, workload=wl, kv_offload=kv_offload if not wl.is_fixed else "none")
     except (KeyError, ValueError) as err:
         return err
 
@@ -514,11 +513,9 @@ def _cost_frames(front: pd.DataFrame, curve: Any, rates: dict[str, float], wl: s
         cost["cost_usd_per_gpu_hour"] = rate
         cost["utilization_frac"] = u
         cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
-        if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind == "projected":
-            high = front["throughput_high_tok_per_s_per_gpu"].astype(float)
-            low = front["throughput_low_tok_per_s_per_gpu"].astype(float)
-            cost["cost_low_usd_per_mtok"] = cost_per_mtok(rate, high, u)
-            cost["cost_high_usd_per_mtok"] = cost_per_mtok(rate, low, u)
+        if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind != "measured":
+            cost["cost_low_usd_per_mtok"] = _band_cost(rate, front["throughput_high_tok_per_s_per_gpu"], u)
+            cost["cost_high_usd_per_mtok"] = _band_cost(rate, front["throughput_low_tok_per_s_per_gpu"], u)
         frames.append(cost)
     return frames
 
@@ -550,27 +547,46 @@ def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any,
     tput = np.where(inside, np.asarray(curve.throughput_at(np.where(inside, x, lo)), dtype=float), np.nan)
     ok = np.isfinite(tput) & (tput > 0)
     has_band = all(math.isfinite(b) and b > 0 for b in band)
+    kinds = np.array([curve_kind_at(curve, v) for v in x], dtype=object)
+    # the projection's band applies to anchored and projected rows, never to measured ones
+    banded = kinds != "measured"
 
     def cost(rate: float, factor: float) -> np.ndarray:
         if not math.isfinite(factor):
             return np.full(x.shape, np.nan)
         t = np.where(ok, tput, 1.0) * factor
-        return np.where(ok, np.asarray(cost_per_mtok(rate, t, utilization_frac), dtype=float), np.nan)
+        return np.where(ok & banded, np.asarray(cost_per_mtok(rate, t, utilization_frac), dtype=float), np.nan)
+
+    def plain(rate: float) -> np.ndarray:
+        return np.where(ok, np.asarray(cost_per_mtok(rate, np.where(ok, tput, 1.0), utilization_frac),
+                                       dtype=float), np.nan)
 
     frames = []
     for label, rate in rates.items():
         frames.append(pd.DataFrame({
-            "model_id": model_id, "workload": workload, "hardware_id": hardware_id, "curve_kind": curve.kind,
+            "model_id": model_id, "workload": workload, "hardware_id": hardware_id, "curve_kind": kinds,
             "tco_label": label, "interactivity_tok_per_s_per_user": x,
             "throughput_tok_per_s_per_gpu": tput,
-            "throughput_low_tok_per_s_per_gpu": tput * band[0],
-            "throughput_high_tok_per_s_per_gpu": tput * band[1],
+            "throughput_low_tok_per_s_per_gpu": np.where(banded, tput * band[0], np.nan),
+            "throughput_high_tok_per_s_per_gpu": np.where(banded, tput * band[1], np.nan),
             "cost_usd_per_gpu_hour": rate, "utilization_frac": utilization_frac,
-            "cost_usd_per_mtok": cost(rate, 1.0),
+            "cost_usd_per_mtok": plain(rate),
             "cost_low_usd_per_mtok": cost(rate, band[1] if has_band else math.nan),
             "cost_high_usd_per_mtok": cost(rate, band[0] if has_band else math.nan),
         }))
     return pd.concat(frames, ignore_index=True)
+
+
+def _band_cost(rate: float, throughput: pd.Series, u: float) -> np.ndarray:
+    """Cost per Mtok at a band end; NaN on rows without a band (the measured rows of a mixed curve)."""
+    t = pd.to_numeric(throughput, errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(t) & (t > 0)
+    return np.where(ok, np.asarray(cost_per_mtok(rate, np.where(ok, t, 1.0), u), dtype=float), np.nan)
+
+
+def _kind_label(curve: Any) -> str:
+    """Return a curve's kind as the report names it: a mixed reference curve is measured with anchored ends."""
+    return "measured + anchored" if curve.kind == "mixed" else str(curve.kind)
 
 
 def _msg(err: BaseException) -> str:
@@ -698,7 +714,7 @@ MC_UTILIZATION_HALF_WIDTH: float = 0.2
 UNCERTAINTY_COLUMNS: dict[str, str] = {
     "model_id": "catalog model id",
     "hardware_id": "catalog hardware id",
-    "curve_kind": "'measured' or 'projected'",
+    "curve_kind": "'measured', 'anchored' (projection scaled to the measured envelope) or 'projected'",
     "cost_p5_usd_per_mtok": "5th percentile of the cost per Mtok across the draws [USD/Mtok]",
     "cost_p25_usd_per_mtok": "25th percentile [USD/Mtok]",
     "cost_p50_usd_per_mtok": "median [USD/Mtok]",

@@ -1,0 +1,151 @@
+"""reference_curve(): one continuous, monotone curve per model, system, workload and offload mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tokenomics as tk
+from tokenomics.curves.measured import curves
+from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
+from tokenomics.perf.project import project_curve
+from tokenomics.perf.sessions import project_session_curve
+
+X = "interactivity_tok_per_s_per_user"
+Y = "throughput_tok_per_s_per_gpu"
+
+
+def _measured_systems(model: str, workload: str) -> list[str]:
+    return sorted(curves(model=model, kind="measured", workload=workload)["hardware_id"].unique())
+
+
+SYSTEMS = ([("deepseek-r1", hw, "8k/1k", "none") for hw in _measured_systems("deepseek-r1", "8k/1k")]
+           + [("gpt-oss-120b", hw, "1k/1k", "none") for hw in _measured_systems("gpt-oss-120b", "1k/1k")]
+           + [(m, hw, "agentic-coding", mode) for m, hw in (("deepseek-r1", "b200"), ("kimi-k2.7", "mi355x"))
+              for mode in ("none", "dram", "ssd")])
+
+
+def _reads(model, hw, wl, mode, xs):
+    """Throughput as the chain reads it: one reference_curve call per interactivity (lazy inside the range)."""
+    out = []
+    for x in xs:
+        curve, _ = reference_curve(model, hw, workload=wl, interactivity_tok_per_s_per_user=x, kv_offload=mode)
+        out.append(float(curve.throughput_at(x)))
+    return np.array(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "hw", "wl", "mode"), SYSTEMS)
+def test_throughput_never_rises_with_interactivity(model, hw, wl, mode):
+    curve, points = reference_curve(model, hw, workload=wl, kv_offload=mode)
+    lo, hi = curve.interactivity_range
+    xs = np.geomspace(lo, hi, 200)
+    y = np.asarray(curve.throughput_at(xs), dtype=float)
+    assert np.isfinite(y).all()
+    assert (np.diff(y) <= 1e-9 * y[:-1]).all()
+    # every row kind is one of the documented ones; measured knots keep their configuration columns
+    assert {curve_kind_at(curve, x) for x in xs} <= {"measured", "anchored", "projected"}
+    meas = points[points["kind"] == "measured"]
+    assert meas["precision"].notna().all()
+    # the lazy per-interactivity curve reads the same throughput as the whole curve
+    probe = [lo, np.sqrt(lo * hi), hi] + ([float(meas[X].min()), float(meas[X].max())] if len(meas) else [])
+    assert _reads(model, hw, wl, mode, probe) == pytest.approx(np.asarray(curve.throughput_at(probe)), rel=1e-12)
+
+
+@pytest.mark.parametrize(("model", "hw", "wl"), [("deepseek-r1", "b200", "8k/1k"), ("deepseek-r1", "gb200", "8k/1k"),
+                                                 ("gpt-oss-120b", "h200", "1k/1k")])
+def test_anchored_projection_equals_the_measured_envelope_at_its_edges(model, hw, wl):
+    curve, points = reference_curve(model, hw, workload=wl)
+    meas = points[points["kind"] == "measured"]
+    envelope = tk.ThroughputCurve.from_points(curves(model=model, hardware=hw, kind="measured", workload=wl),
+                                              allow_mixed_groups=True)
+    projection = tk.ThroughputCurve.from_points(project_curve(model, hw, workload=tk.workload(wl)),
+                                                allow_mixed_groups=True)
+    lo, hi = float(meas[X].min()), float(meas[X].max())
+    assert (lo, hi) == envelope.interactivity_range
+    anchored = points[points["kind"] == "anchored"]
+    assert len(anchored)
+    for edge, side in ((lo, anchored[X] < lo), (hi, anchored[X] > hi)):
+        if not side.any():
+            continue
+        ratio = float(anchored.loc[side, "anchor_ratio"].iloc[0])
+        assert (anchored.loc[side, "anchor_ratio"] == ratio).all()
+        # r x projection(edge) == measured(edge): the curve is continuous at the measured edge
+        assert ratio * float(projection.throughput_at(edge, extrapolate="clip")) == pytest.approx(
+            float(envelope.throughput_at(edge)), rel=1e-12)
+        assert float(curve.throughput_at(edge)) == pytest.approx(float(envelope.throughput_at(edge)), rel=1e-12)
+        # just outside the edge the curve stays within 1 % of the edge value
+        near = edge * (1.001 if edge == hi else 0.999)
+        assert float(curve.throughput_at(near)) == pytest.approx(float(envelope.throughput_at(edge)), rel=0.01)
+        # anchored rows are the projection scaled by the ratio, band included
+        xs = anchored.loc[side, X].to_numpy(dtype=float)
+        assert anchored.loc[side, Y].to_numpy(dtype=float) == pytest.approx(
+            ratio * np.asarray(projection.throughput_at(xs), dtype=float), rel=1e-9)
+        assert (anchored.loc[side, "throughput_low_tok_per_s_per_gpu"] < anchored.loc[side, Y]).all()
+
+
+def test_envelope_spans_configurations_and_precisions():
+    # B200 8k/1k: one FP4 Dynamo-TRT point (13,429.7 tok/s/GPU at 29.9 tok/s/user) and two FP8
+    # points; the provider deploys the best, so the FP4 point is on the reference curve
+    fp4 = curves(model="deepseek-r1", hardware="b200", kind="measured", workload="8k/1k")
+    fp4 = fp4[fp4["precision"] == "fp4"].iloc[0]
+    curve, points = reference_curve("deepseek-r1", "b200", interactivity_tok_per_s_per_user=float(fp4[X]))
+    assert curve.kind == "measured"
+    assert set(points["precision"]) == {"fp4", "fp8"}
+    assert float(curve.throughput_at(float(fp4[X]))) == float(fp4[Y])
+
+
+def test_user_examples_no_longer_jump():
+    def row(hw, x, **kw):
+        return tk.evaluate("deepseek-r1", hw, interactivity_tok_per_s_per_user=x, **kw).iloc[0]
+
+    # formerly 11,350 (projected) -> 4,113 (measured FP8 pair) -> 9,382 (projected)
+    b200 = [row("b200", x, workload="8k/1k") for x in (15, 20, 55)]
+    assert [r["curve_kind"] for r in b200] == ["anchored", "anchored", "anchored"]
+    assert b200[0]["throughput_tok_per_s_per_gpu"] >= b200[1]["throughput_tok_per_s_per_gpu"]
+    assert b200[1]["throughput_tok_per_s_per_gpu"] >= b200[2]["throughput_tok_per_s_per_gpu"]
+    # the measured FP4 point sets the level at 20 tok/s/user: at least its 13,429.7 tok/s/GPU
+    assert b200[1]["throughput_tok_per_s_per_gpu"] >= 13429.7
+    # formerly 12,264 (projected) < 13,986 (measured) > 11,510 (projected)
+    gb200 = [row("gb200", x, workload="8k/1k")["throughput_tok_per_s_per_gpu"] for x in (25, 30, 55)]
+    assert gb200[0] >= gb200[1] >= gb200[2]
+    # agentic, formerly 9,725 (projected) at 30 vs 2,076 (measured) at 40
+    agentic = [row("b200", x, workload="agentic-coding") for x in (30, 40)]
+    assert [r["curve_kind"] for r in agentic] == ["anchored", "measured"]
+    t30, t40 = (r["throughput_tok_per_s_per_gpu"] for r in agentic)
+    assert t40 <= t30 <= 1.5 * t40
+
+
+def test_never_measured_offload_mode_is_anchored_to_a_measured_mode():
+    ssd = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", kv_offload="ssd",
+                      interactivity_tok_per_s_per_user=30).iloc[0]
+    dram = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", kv_offload="dram",
+                       interactivity_tok_per_s_per_user=30).iloc[0]
+    assert ssd["curve_kind"] == "anchored"
+    assert ssd["anchor_kv_offload"] == "dram"
+    assert 0 < ssd["anchor_ratio"] < 1
+    assert dram["curve_kind"] == "measured"
+    # the ratio is dram's measured / projected over its measured knots (geometric mean)
+    wl = tk.workload("agentic-coding")
+    meas = curves(model="deepseek-r1", hardware="b200", kind="measured", workload="agentic-coding")
+    envelope = tk.ThroughputCurve.from_points(meas[meas["kv_offload"] == "dram"], allow_mixed_groups=True)
+    proj = tk.ThroughputCurve.from_points(project_session_curve("deepseek-r1", "b200", wl, kv_offload="dram"),
+                                          allow_mixed_groups=True)
+    knots = envelope.points
+    ratios = knots[Y].to_numpy(dtype=float) / np.asarray(proj.throughput_at(knots[X].to_numpy(dtype=float),
+                                                                            extrapolate="clip"), dtype=float)
+    assert ssd["anchor_ratio"] == pytest.approx(float(np.exp(np.log(ratios).mean())), rel=1e-12)
+    # formerly 2.8x cheaper than measured DRAM offload; now within the projection's ssd/dram spread
+    assert ssd["cost_usd_per_mtok"] == pytest.approx(dram["cost_usd_per_mtok"], rel=0.5)
+    # anchored rows carry the projection's band, measured rows none
+    assert ssd["throughput_low_tok_per_s_per_gpu"] < ssd["throughput_tok_per_s_per_gpu"]
+    assert np.isnan(dram["throughput_low_tok_per_s_per_gpu"])
+    assert np.isnan(dram["anchor_ratio"])
+
+
+def test_unmeasured_system_is_projected():
+    curve, points = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
+    assert curve.kind == "projected"
+    assert curve_kind_at(curve, 50.0) == "projected"
+    assert anchor_at(curve, 50.0)[1] is None
+    assert (points["kind"] == "projected").all()
