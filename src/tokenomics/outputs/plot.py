@@ -384,7 +384,8 @@ def pareto(
 
     Measured points (``kind`` "measured" or "floor") are drawn as their Pareto frontier, a solid
     line with markers (the dominated points faintly when ``show_points``); projected points
-    (``kind="projected"``) as a dashed line with the ``band`` columns shaded.
+    (``kind`` "projected", or "anchored": scaled to measured points) as a dashed line with the
+    ``band`` columns shaded.
 
     Parameters
     ----------
@@ -427,7 +428,7 @@ def pareto(
     for i, (label, sub) in enumerate(_groups(points, by)):
         color, marker = _group_style(sub, styles, i)
         meas = sub[_kind_mask(sub, MEASURED_KINDS)]
-        proj = sub[_kind_mask(sub, ("projected",))]
+        proj = sub[_kind_mask(sub, ("projected", "anchored"))]
         if len(meas):
             xs, ys = _numeric(meas[x]), _numeric(meas[y])
             ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
@@ -522,7 +523,7 @@ def cost_vs_interactivity(
     for i, (label, sub) in enumerate(_groups(frame, by)):
         color, marker = _group_style(sub, styles, i)
         meas = sub[_kind_mask(sub, MEASURED_KINDS)]
-        proj = sub[_kind_mask(sub, ("projected",))]
+        proj = sub[_kind_mask(sub, ("projected", "anchored"))]
         if len(meas):
             xs, ys = _numeric(meas[x]), _numeric(meas[y])
             ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)

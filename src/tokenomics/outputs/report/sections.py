@@ -164,7 +164,7 @@ def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] 
     for hid, sub in pts.groupby("hardware_id", sort=True):
         style = system_style(str(hid))
         kind = str(sub["curve_kind"].iloc[0])
-        projected = kind == "projected"
+        projected = kind in ("projected", "anchored")
         group = _short(str(hid))
         x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["throughput_tok_per_s_per_gpu"])
         ex, ey = _upper_envelope(x, y)
@@ -230,7 +230,7 @@ def _cost_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] | 
         sub = sub.sort_values("interactivity_tok_per_s_per_user")
         style = system_style(str(hid))
         kind = str(sub["kind"].iloc[0])
-        projected = kind == "projected"
+        projected = kind in ("projected", "anchored")
         group = _short(str(hid))
         meta = {"workload": workload, "tco": str(label)}
         x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["cost_usd_per_mtok"])
