@@ -221,13 +221,7 @@ class _AnchoredCurve(ThroughputCurve):
         inside = np.asarray(self.envelope.in_range(interactivity_tok_per_s_per_user), dtype=bool)
         if not inside.any():
             return out
-        env = self.envelope.throughput_at(interactivity_tok_per_s_per_user)
-        if np.ndim(out) == 0:
-            return env
-        values = np.where(inside, np.asarray(env, dtype=float), np.asarray(out, dtype=float))
-        if isinstance(out, pd.Series):
-            return pd.Series(values, index=out.index, name=out.name)
-        return values
+        return _inside_from(inside, self.envelope.throughput_at(interactivity_tok_per_s_per_user), out)
 
     def interactivity_at(self, throughput_tok_per_s_per_gpu: Any, extrapolate: Any = "nan") -> Any:
         out = super().interactivity_at(throughput_tok_per_s_per_gpu, extrapolate)
@@ -239,13 +233,7 @@ class _AnchoredCurve(ThroughputCurve):
             inside = (y >= lo) & (y <= hi)
         if not inside.any():
             return out
-        env = self.envelope.interactivity_at(throughput_tok_per_s_per_gpu)
-        if np.ndim(out) == 0:
-            return env
-        values = np.where(inside, np.asarray(env, dtype=float), np.asarray(out, dtype=float))
-        if isinstance(out, pd.Series):
-            return pd.Series(values, index=out.index, name=out.name)
-        return values
+        return _inside_from(inside, self.envelope.interactivity_at(throughput_tok_per_s_per_gpu), out)
 
 
 def _envelope(points: pd.DataFrame) -> ThroughputCurve | None:
@@ -292,3 +280,13 @@ def _anchor(points: pd.DataFrame, ratio: float, mode: str) -> pd.DataFrame:
 
 def _workload(value: Any) -> Workload:
     return workload(value)
+
+
+def _inside_from(inside: np.ndarray, envelope_value: Any, spliced_value: Any) -> Any:
+    """Take the measured envelope's value where ``inside``, the spliced curve's elsewhere (shape of the input)."""
+    if np.ndim(spliced_value) == 0:
+        return envelope_value
+    values = np.where(inside, np.asarray(envelope_value, dtype=float), np.asarray(spliced_value, dtype=float))
+    if isinstance(spliced_value, pd.Series):
+        return pd.Series(values, index=spliced_value.index, name=spliced_value.name)
+    return values
