@@ -1,6 +1,7 @@
 """Tests of tokenomics.analysis.montecarlo (in memory and chunked on dask)."""
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -218,9 +219,11 @@ def test_dask_memory_does_not_grow_with_the_number_of_draws():
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
     # 8x the draws (4 -> 32 chunks) add one level to the merge tree: at most split_every (8) more
-    # partial statistics held, not the per-draw results (7 metrics x 2 cases x 8 bytes: 117 MB at 2**20)
+    # partial statistics held, plus one in flight per scheduler thread; not the per-draw results
+    # (7 metrics x 2 cases x 8 bytes: 117 MB at 2**20, 103 MB more than at 2**17)
     size = len(METRICS) * 2 * (SKETCH_BUCKETS + 2) * 8  # counts, sum and sum of squares per metric and case
-    assert peaks[1] - peaks[0] <= 9 * size
+    threads = os.cpu_count() or 1
+    assert peaks[1] - peaks[0] <= (8 + 1 + threads) * size
     assert peaks[1] < 64e6
 
 
