@@ -97,17 +97,7 @@ def margin_sensitivity(
     >>> round(float(t["base_gross_margin_frac"].iloc[0]), 4)
     0.5556
     """
-    for name in base:
-        if name not in MARGIN_INPUTS:
-            raise unknown_name_error("margin input", name, MARGIN_INPUTS)
-    missing = [n for n in MARGIN_INPUTS if n not in base]
-    if missing:
-        raise KeyError(f"margin_sensitivity: base lacks {missing}; every input of MARGIN_INPUTS is needed")
-    ranges = dict(ranges or {})
-    for name in ranges:
-        if name not in MARGIN_INPUTS:
-            raise unknown_name_error("margin input", name, MARGIN_INPUTS)
-    check_range("relative_swing_frac", relative_swing_frac, low=0.0, high=1.0, low_inclusive=False)
+    bounds = _swing_ranges(base, ranges, relative_swing_frac)
     if cached_input_usd_per_mtok is not None:
         check_nonnegative("cached_input_usd_per_mtok", cached_input_usd_per_mtok)
 
@@ -117,12 +107,7 @@ def margin_sensitivity(
     cases = {n: np.full(2 * k + 1, float(base[n])) for n in names}
     lows, highs = {}, {}
     for i, n in enumerate(names):
-        b = float(base[n])
-        if n in ranges:
-            lo, hi = (float(v) for v in ranges[n])
-        else:
-            lo, hi = (float(v) for v in _clip(n, np.array([b * (1 - relative_swing_frac),
-                                                            b * (1 + relative_swing_frac)])))
+        lo, hi = bounds[n]
         lows[n], highs[n] = lo, hi
         cases[n][1 + 2 * i] = lo
         cases[n][2 + 2 * i] = hi

@@ -76,6 +76,11 @@ __all__ = [
 E = TypeVar("E", bound=CatalogEntry)
 
 
+def _entity_key(cls: type, table: str, key: dict[str, str], as_of: dt.date | None = None) -> tuple[object, ...]:
+    """Key of a built entry in the registry's cache (dropped whenever a catalog file is added)."""
+    return (cls.__name__, table, tuple(sorted(key.items())), as_of)
+
+
 def _build(cls: type[E], table: str, key: dict[str, str], meta: dict[str, Any],
            as_of: dt.date | None = None, rows: pd.DataFrame | None = None) -> E:
     """Assemble a catalog object from its index metadata and value rows.
@@ -84,7 +89,7 @@ def _build(cls: type[E], table: str, key: dict[str, str], meta: dict[str, Any],
     list), so values of an older snapshot never leak into a newer one. ``rows`` replaces the
     registry's rows of the entity (already filtered by the caller, e.g. to the user's rows).
     """
-    cache_key = (cls.__name__, table, tuple(sorted(key.items())), as_of)
+    cache_key = _entity_key(cls, table, key, as_of)
     cached = REGISTRY._entities.get(cache_key)
     if cached is not None:
         return cached  # type: ignore[return-value]
@@ -221,8 +226,11 @@ def hardware(name: str) -> Hardware:
     >>> hw.hardware_id, hw.hbm_capacity_gb > 0
     ('h100-sxm', True)
     """
-    hid = resolve_hardware_id(name)
-    return _build(Hardware, "hardware", {"hardware_id": hid}, _index_meta("hardware_index", hid, Hardware))
+    key = {"hardware_id": resolve_hardware_id(name)}
+    built = REGISTRY._entities.get(_entity_key(Hardware, "hardware", key))
+    if isinstance(built, Hardware):
+        return built
+    return _build(Hardware, "hardware", key, _index_meta("hardware_index", key["hardware_id"], Hardware))
 
 
 def model(name: str) -> Model:
@@ -251,8 +259,11 @@ def model(name: str) -> Model:
     >>> 0 < m.active_params_b < m.total_params_b  # a mixture of experts
     True
     """
-    mid = resolve_model_id(name)
-    return _build(Model, "model", {"model_id": mid}, _index_meta("model_index", mid, Model))
+    key = {"model_id": resolve_model_id(name)}
+    built = REGISTRY._entities.get(_entity_key(Model, "model", key))
+    if isinstance(built, Model):
+        return built
+    return _build(Model, "model", key, _index_meta("model_index", key["model_id"], Model))
 
 
 def _wide(frame: pd.DataFrame, keys: list[str], index: pd.DataFrame | None = None,

@@ -6,14 +6,14 @@ Shared by the aggregated projection (:mod:`tokenomics.perf.project`), sessions
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
-from tokenomics.catalog import REGISTRY, Hardware, Model
+from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.schema import CURVE_COLUMNS, POINT_KINDS, conform
 from tokenomics.perf.step import ServingConfig, _resolve, weight_bytes_per_gpu
 from tokenomics.precision import bytes_per_element, canonical_precision
@@ -52,38 +52,18 @@ PRECISION_RULE: str = (
 """The precision rule of a default projection (:func:`best_practice_precisions`)."""
 
 
-_ENTRIES: dict[tuple[str, str], Any] = {}
-"""Catalog entries already looked up, by (kind, resolved id)."""
-
-
-def _entry(kind: str, ident: str, fetch: Callable[[str], Any]) -> Any:
-    """Return a catalog entry by resolved id, reusing a look-up while the catalog still holds it.
-
-    The catalog drops its built entries whenever a file is added, so an entry that is no longer
-    among them is looked up again.
-    """
-    hit = _ENTRIES.get((kind, ident))
-    if hit is not None and any(v is hit for v in REGISTRY._entities.values()):
-        return hit
-    obj = fetch(ident)
-    _ENTRIES[(kind, ident)] = obj
-    return obj
-
-
 def as_model(model: Model | str) -> Model:
     """Return the catalog model of a name (the entry point's look-up), or the model itself."""
     if not isinstance(model, str):
         return model
-    out: Model = _entry("model", catalog.resolve_model_id(model), catalog.model)
-    return out
+    return catalog.model(model)
 
 
 def as_hardware(hardware: Hardware | str) -> Hardware:
     """Return the catalog hardware of a name (the entry point's look-up), or the hardware itself."""
     if not isinstance(hardware, str):
         return hardware
-    out: Hardware = _entry("hardware", catalog.resolve_hardware_id(hardware), catalog.hardware)
-    return out
+    return catalog.hardware(hardware)
 
 
 def best_practice_precisions(model: Model | str, hardware: Hardware | str) -> dict[str, str | None]:

@@ -997,11 +997,11 @@ def kv_capacity_tokens(
     check_positive("context_tokens", context_tokens)
     s = _resolve(model, hardware, config, factors)
     ctx = float(context_tokens)
-    b_max = max_concurrency(s.model, s.hw, isl_tokens=ctx, osl_tokens=1.0, config=s.cfg, factors=s.f)
+    # raises, naming the sizes, when the weights alone do not fit
+    max_concurrency(s.model, s.hw, isl_tokens=ctx, osl_tokens=1.0, config=s.cfg, factors=s.f)
     weights = weight_bytes_per_gpu(s.model, s.hw, config=s.cfg)
     usable = s.hw.hbm_capacity_bytes * s.f.usable_hbm_frac
     per_token = kv_cache_bytes_per_sequence(s.model, ctx + 1.0, s.kv_precision) / (ctx + 1.0)
-    del b_max  # checked above: raises when the weights do not fit
     return float(max(usable - weights, 0.0) / (per_token / (_kv_divisor(s) * s.cfg.pp)))
 
 

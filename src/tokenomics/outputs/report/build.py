@@ -354,19 +354,7 @@ def build_report(
             point_frames.append(points)
             front = pareto_frontier(points, by=None)
             low_ratio, high_ratio = band_ratios(curve)
-            for label, rate in rates[hid].items():
-                cost = front[["model_id", "hardware_id", "kind", "interactivity_tok_per_s_per_user",
-                              "throughput_tok_per_s_per_gpu"]].copy()
-                cost.insert(3, "workload", wl)
-                cost.insert(4, "tco_label", label)
-                tput = cost["throughput_tok_per_s_per_gpu"].astype(float)
-                cost["cost_usd_per_gpu_hour"] = rate
-                cost["utilization_frac"] = u
-                cost["cost_usd_per_mtok"] = cost_per_mtok(rate, tput, u)
-                if "throughput_low_tok_per_s_per_gpu" in front.columns and curve.kind != "measured":
-                    cost["cost_low_usd_per_mtok"] = _band_cost(rate, front["throughput_high_tok_per_s_per_gpu"], u)
-                    cost["cost_high_usd_per_mtok"] = _band_cost(rate, front["throughput_low_tok_per_s_per_gpu"], u)
-                cost_frames.append(cost)
+            cost_frames.extend(_cost_frames(front, curve, rates[hid], wl, u))
             std_frames.append(_standard_points(model_id, hid, wl, curve, (low_ratio, high_ratio), rates[hid], u))
             try:
                 row = evaluate(model, hw, workload=opts.workload, tco=opts.tco, tco_result=tco_res,
