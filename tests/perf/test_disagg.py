@@ -27,10 +27,12 @@ FP8 = {"weight_precision": "fp8", "dense_weight_precision": "fp8", "kv_precision
 FACTORS = RooflineFactors()
 
 
-def _b200_h200(**decode: object) -> ServingPlan:
+def _b200_h200(handover_s: float | None = None, **decode: object) -> ServingPlan:
+    extra = {} if handover_s is None else {"kv_handover_latency_s": handover_s}
     return ServingPlan(
         prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4)),
         decode=Pool(hardware="h200", config=ServingConfig(tp=8, ep=8, **FP8), **decode),  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]
     )
 
 
@@ -92,8 +94,44 @@ def test_kv_transfer_hand_calculation() -> None:
     assert pts["kv_bytes_per_request"].iloc[0] == pytest.approx(kv)
     # 8 B200 NICs and 8 H200 NICs of 50 GB/s, at 80 % of line rate
     assert pts["kv_transfer_s"].iloc[0] == pytest.approx(kv / (8 * 50e9 * 0.8))
-    ttft = pts["prefill_queue_s"] + pts["prefill_time_s"] + pts["kv_transfer_s"]
+    # plus the fixed handover: 197 ms p50 handover of which 29 ms is the transfer (vLLM NIXL,
+    # github.com/vllm-project/vllm issue 50913)
+    assert np.allclose(pts["kv_handover_s"], 0.197 - 0.029)
+    ttft = pts["prefill_queue_s"] + pts["prefill_time_s"] + pts["kv_transfer_s"] + 0.168
     assert np.allclose(pts["ttft_s"], ttft)
+
+
+def test_handover_latency_adds_to_ttft_only() -> None:
+    base = _points(_b200_h200(num_gpus=16), [8.0, 64.0])
+    slow = _points(_b200_h200(0.5, num_gpus=16), [8.0, 64.0])
+    none = _points(_b200_h200(0.0, num_gpus=16), [8.0, 64.0])
+    assert np.allclose(slow["ttft_s"] - none["ttft_s"], 0.5)
+    assert np.allclose(base["ttft_s"] - none["ttft_s"], 0.168)
+    # an open-loop plan's rates and pools do not depend on it
+    for col in ("requests_per_s", "num_prefill_gpus", "throughput_tok_per_s_per_gpu", "tpot_s"):
+        assert np.allclose(slow[col], none[col])
+    assert (slow["e2e_interactivity_tok_per_s_per_user"] < none["e2e_interactivity_tok_per_s_per_user"]).all()
+
+
+def test_handover_latency_slows_a_closed_loop_below_saturation() -> None:
+    # C = R x TTFT + decode sequences: 1 s more TTFT per request at the same C leaves fewer
+    # requests decoding, so the rate falls by R x 1 s worth of requests in flight
+    kw: dict[str, object] = {"isl_tokens": 8192.0, "osl_tokens": 1024.0, "prefill_factors": FACTORS,
+                             "decode_factors": FACTORS}
+    fast = closed_loop_points("deepseek-r1", _fixed(handover_s=0.0), [64.0], **kw)  # type: ignore[arg-type]
+    slow = closed_loop_points("deepseek-r1", _fixed(handover_s=1.0), [64.0], **kw)  # type: ignore[arg-type]
+    assert slow["ttft_s"].iloc[0] - fast["ttft_s"].iloc[0] == pytest.approx(1.0, abs=0.02)
+    assert slow["requests_per_s"].iloc[0] < fast["requests_per_s"].iloc[0]
+    inflight = slow["requests_per_s"] * (slow["ttft_s"] + 1024.0 * slow["tpot_s"])
+    assert np.allclose(inflight, 64.0, rtol=0.01)
+
+
+@pytest.mark.parametrize("value", [-0.01, 168.0, float("nan")])
+def test_implausible_handover_latency_names_the_field(value: float) -> None:
+    # 168 is the default given in milliseconds: a unit slip
+    plan = _b200_h200(num_gpus=16)
+    with pytest.raises(ValueError, match="kv_handover_latency_s"):
+        ServingPlan(prefill=plan.prefill, decode=plan.decode, kv_handover_latency_s=value)
 
 
 def test_erlang_c_hand_values() -> None:
@@ -311,10 +349,10 @@ def test_evaluation_path_prices_each_pool_at_its_own_tco() -> None:
         evaluate_plan("deepseek-r1", pts, cost_usd_per_gpu_hour=2.0)
 
 
-def _fixed(prefill_gpus: int = 8, decode_gpus: int = 8) -> ServingPlan:
+def _fixed(prefill_gpus: int = 8, decode_gpus: int = 8, handover_s: float = 0.168) -> ServingPlan:
     return ServingPlan(prefill=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, **FP4), num_gpus=prefill_gpus),
                        decode=Pool(hardware="b200", config=ServingConfig(tp=8, ep=8, dp_attention=True, **FP4),
-                                   num_gpus=decode_gpus))
+                                   num_gpus=decode_gpus), kv_handover_latency_s=handover_s)
 
 
 def test_closed_loop_obeys_littles_law() -> None:

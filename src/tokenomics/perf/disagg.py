@@ -11,7 +11,7 @@ concurrency ``B`` per decode replica::
     u_p   = R g / N_p                                   prefill pool utilisation
     t_kv  = kv / (min(n_p bw_p, n_d bw_d) x eff)        KV transfer of one request
     W     = 1/2 x ErlangC(k_p, R s) x s / (k_p - R s)   prefill queueing, k_p = N_p / n_p, s = g / n_p
-    TTFT  = W + t_p + t_kv
+    TTFT  = W + t_p + t_kv + t_h
     throughput/GPU        = (ISL + OSL) R / (N_p + N_d)
     input per prefill GPU = ISL R / N_p,  output per decode GPU = OSL R / N_d
     cost per GPU-hour     = (N_p c_p + N_d c_d) / (N_p + N_d)
@@ -24,7 +24,9 @@ alone (the cached prefix's KV read once). ``kv``
 is the KV cache of the full ``ISL`` context (the decode pool receives all of it), ``bw`` the
 scale-out bandwidth per accelerator (the scale-up link when both pools share one scale-up
 domain of the same hardware), ``eff`` the fraction of line rate a transfer reaches. The
-decode-side NICs cap the rate: ``R kv <= N_d bw_d eff``.
+decode-side NICs cap the rate: ``R kv <= N_d bw_d eff``. ``t_h`` is the fixed handover latency of
+one request beside the bytes on the wire (router dispatch, transfer setup and completion
+notice, the decode engine's step boundary; :data:`DEFAULT_KV_HANDOVER_LATENCY_S`).
 
 Assumptions (stated once, here): the prefill pool is an M/D/c queue of ``k_p`` replicas with
 Poisson arrivals (the M/D/c wait is taken as half the M/M/c one, the usual approximation for
@@ -71,6 +73,21 @@ DEFAULT_PREFILL_MAX_UTILIZATION_FRAC: float = 0.8
 DEFAULT_KV_TRANSFER_EFF_FRAC: float = 0.8
 """Fraction of the NIC line rate one KV transfer reaches (RDMA of MB-sized blocks)."""
 
+DEFAULT_KV_HANDOVER_LATENCY_S: float = 0.168
+"""Fixed prefill-to-decode handover latency of one request beside the KV bytes on the wire [s].
+
+vLLM's NIXL connector, 3 prefill + 1 decode workers on one node, ``--block-size 64``: the
+handover (prefill emits the first token -> the client receives it) is 197 ms p50, of which the
+KV transfer itself is about 29 ms; the other 168 ms are orchestration (router dispatch, transfer
+notification, the decode engine's step boundaries and its recomputation of the first token).
+The same work cuts the whole handover to 36 ms p50 with first-token seeding and concurrent
+dispatch, so engines differ several-fold: pass ``kv_handover_latency_s`` per plan. Source:
+github.com/vllm-project/vllm issue 50913 (2026-08-03) and pull request 51919 (2026-08-12).
+"""
+
+MAX_KV_HANDOVER_LATENCY_S: float = 10.0
+"""Largest plausible handover latency [s]: more is a unit slip (milliseconds given as seconds)."""
+
 PREFILL_PARALLELISM: tuple[tuple[int, int], ...] = (
     (1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8), (2, 2), (2, 4), (4, 2), (4, 4), (8, 2),
 )
@@ -80,7 +97,7 @@ DISAGG_COLUMNS: tuple[str, ...] = (
     "prefill_hardware_id", "decode_hardware_id", "prefill_config", "decode_config",
     "prefill_replica_gpus", "decode_replica_gpus", "prefill_decode_ratio",
     "prefill_utilization_frac", "prefill_gpu_s_per_request", "prefill_time_s",
-    "prefill_queue_s", "kv_transfer_s", "kv_bytes_per_request", "kv_transfer_load_frac",
+    "prefill_queue_s", "kv_transfer_s", "kv_handover_s", "kv_bytes_per_request", "kv_transfer_load_frac",
     "prefill_cost_usd_per_gpu_hour", "decode_cost_usd_per_gpu_hour", "cost_usd_per_gpu_hour",
 )
 """Columns a plan's points carry beside the curve schema."""
@@ -178,6 +195,9 @@ class ServingPlan(BaseModel):
         Busy fraction the prefill pool is sized to at most, in (0, 1).
     kv_transfer_eff_frac : float
         Fraction of the line rate a KV transfer reaches, in (0, 1].
+    kv_handover_latency_s : float
+        Fixed latency each request adds to TTFT between the pools beside the KV transfer time
+        [s], in [0, 10] (default :data:`DEFAULT_KV_HANDOVER_LATENCY_S`).
 
     Examples
     --------
@@ -193,6 +213,7 @@ class ServingPlan(BaseModel):
     decode: Pool
     prefill_max_utilization_frac: float = DEFAULT_PREFILL_MAX_UTILIZATION_FRAC
     kv_transfer_eff_frac: float = DEFAULT_KV_TRANSFER_EFF_FRAC
+    kv_handover_latency_s: float = DEFAULT_KV_HANDOVER_LATENCY_S
 
     @field_validator("prefill_max_utilization_frac")
     @classmethod
@@ -205,6 +226,12 @@ class ServingPlan(BaseModel):
     @classmethod
     def _eff(cls, value: float) -> float:
         check_range("kv_transfer_eff_frac", value, low=0.0, high=1.0, low_inclusive=False)
+        return float(value)
+
+    @field_validator("kv_handover_latency_s")
+    @classmethod
+    def _handover(cls, value: float) -> float:
+        check_range("kv_handover_latency_s", value, low=0.0, high=MAX_KV_HANDOVER_LATENCY_S)
         return float(value)
 
     @property
@@ -521,7 +548,8 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
     wait = 0.5 * _erlang_c(replicas, load) * s / (replicas - load)
     link = min(n_p * bw_p, n_d * bw_d) * eff
     t_kv = kv / link
-    ttft = wait + t_p + t_kv
+    t_h = plan.kv_handover_latency_s
+    ttft = wait + t_p + t_kv + t_h
     tpot = np.asarray(dec["tpot_s"], dtype=float)
     n_all = n_pre + n_dec
     c_p, c_d = costs
@@ -553,6 +581,7 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "prefill_time_s": t_p,
         "prefill_queue_s": wait,
         "kv_transfer_s": t_kv,
+        "kv_handover_s": t_h,
         "kv_bytes_per_request": kv,
         "kv_transfer_load_frac": load_d,
         "prefill_cost_usd_per_gpu_hour": c_p,
@@ -580,7 +609,7 @@ def closed_loop_points(
 
         C = R x TTFT(R) + k_d x b(R)
         k_d x r_d(b) = R                      decode rate of k_d replicas at batch b per replica
-        TTFT(R) = W_p(R) + t_p + t_kv         W_p: M/D/c wait of the k_p prefill replicas
+        TTFT(R) = W_p(R) + t_p + t_kv + t_h  W_p: M/D/c wait of the k_p prefill replicas
 
     ``R`` is below both capacities: the prefill pool's ``k_p n_p / g`` (busy all the time) and
     the decode pool's rate at its largest batch ``b_cap`` (memory capacity, or
@@ -673,7 +702,7 @@ def closed_loop_points(
         load = rate * s
         servers = np.full_like(rate, k_p)
         wait = 0.5 * _erlang_c(servers, load) * s / np.maximum(k_p - load, 1e-12)
-        ttft = wait + t_p + t_kv
+        ttft = wait + t_p + t_kv + plan.kv_handover_latency_s
         return b, wait, ttft, rate * ttft + k_d * b
 
     # Little's law is increasing in R: bisect each concurrency
