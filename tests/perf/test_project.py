@@ -250,17 +250,25 @@ def test_frontier_search_attention_groups() -> None:
     assert set(plain) < set(grouped)
     # dense models have no DP-attention
     assert not any(c.dp_attention for c in frontier_configs(tk.model("llama-3.3-70b"), tk.hardware("h100")))
-    # at high interactivity grouped attention beats replicated attention (less weight traffic)
+    # attention groups split the attention weights that DP-attention replicates on every rank
+    dpa = next(c for c in frontier_configs(m, hw, **prec) if c.label == "tp64-ep64-dpa")
+    atp8 = next(c for c in frontier_configs(m, hw, **prec) if c.label == "tp64-ep64-dpa-atp8")
+    assert weight_bytes_per_gpu(m, hw, config=atp8) < weight_bytes_per_gpu(m, hw, config=dpa)
+    # the search with groups holds every plain configuration, so its envelope is never lower; at
+    # high interactivity (weight-bound steps) the lighter weights win by more than 10 %
     kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
-    with_groups = tk.ThroughputCurve.from_points(project_curve(m, hw, search="aggregated", **kw),
-                                                 allow_mixed_groups=True)
-    without = tk.ThroughputCurve.from_points(
-        project_curve(m, hw, configs=frontier_configs(m, hw, attention_groups=False, **prec), **kw),
-        allow_mixed_groups=True,
-    )
-    # (90 tok/s/user: where the calibrated curves of both are still weight-bound)
-    assert with_groups.throughput_at(90.0) > 1.1 * without.throughput_at(90.0)
-    assert with_groups.throughput_at(30.0) == pytest.approx(without.throughput_at(30.0), rel=0.02)
+    with_groups = project_curve(m, hw, search="aggregated", **kw)
+    without = project_curve(m, hw, configs=frontier_configs(m, hw, attention_groups=False, **prec), **kw)
+
+    def envelope(points: pd.DataFrame, at: float) -> float:
+        reach = points["interactivity_tok_per_s_per_user"] >= at
+        return float(points.loc[reach, "throughput_tok_per_s_per_gpu"].max())
+
+    grid = np.geomspace(10.0, float(without["interactivity_tok_per_s_per_user"].max()), 40)
+    ratio = np.array([envelope(with_groups, x) / envelope(without, x) for x in grid])
+    assert np.all(ratio >= 1.0 - 1e-12)
+    assert ratio[grid >= 80.0].max() > 1.1
+    assert ratio[grid <= 30.0] == pytest.approx(1.0, rel=0.02)
 
 
 def test_nvl72_domain_beats_8gpu_node_for_wide_ep() -> None:
@@ -395,7 +403,7 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
 # that makes the projection worse fails here. (86 points since the gpt-oss-120b InferenceX sweeps
 # joined the 52 mostly DeepSeek-R1 points; on those 52 alone the same model gives 0.213.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.360
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.323
 PINNED_TOLERANCE = 0.05
 
 

@@ -22,10 +22,15 @@ Assumptions used to read the measured points:
 * KV cache in FP8 when the weights are FP8 or FP4, else BF16; MoE models in FP4 keep their
   attention and dense weights in FP8 (the layout of the NVFP4/MXFP4 checkpoints). INT4
   checkpoints are weight-only (W4A16: BF16 matrix multiplies, BF16 KV cache).
-* Speculative decoding ("mtp", "eagle"...) with one draft token at acceptance 0.85 (DeepSeek-V3
-  technical report, arXiv:2412.19437 section 5.4.3: 85-90 % acceptance of the second token),
-  i.e. 1.85 tokens per step; where the point's note states the number of MTP layers ("MTP3",
-  "MTP 3 layers") that many draft tokens, each accepted at 0.85.
+* Speculative decoding ("mtp", "eagle"...) with one draft token, or as many as the point's note
+  states ("MTP3", "MTP 3 layers"), each accepted at the model's published rate for that many
+  draft tokens (:mod:`tokenomics.perf.speculative`, the rates the projection uses: DeepSeek-V3/R1
+  0.85 at one draft token, 0.70 at three), else at 0.85 (DeepSeek-V3 technical report,
+  arXiv:2412.19437 section 5.4.3: 85-90 % acceptance of the second token).
+* FP4 weights on accelerators without FP4 tensor cores (Hopper, CDNA3) are dequantised in the
+  kernel: BF16 matrix multiplies, as the projection's best-practice precisions assume (vLLM's
+  gpt-oss MXFP4 MoE on Hopper runs Triton kernels with BF16 activations, blog.vllm.ai
+  2025-08-05).
 * ``num_gpus`` larger than ``tp x pp`` means data-parallel replicas; the concurrency is split
   evenly over them.
 * Frontier points of aggregated serving with a stated concurrency: the model's search is capped
@@ -80,6 +85,7 @@ from tokenomics.perf.factors import (
     default_factors,
     scope_chain,
 )
+from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import (
     ServingConfig,
     _resolve,
@@ -164,11 +170,24 @@ class _Case:
     label: dict[str, object] = field(default_factory=dict)
 
 
-def _read_config(row: pd.Series, m: Model) -> dict[str, object]:
+def _acceptance(m: Model, draft_tokens: int) -> float:
+    """Return the per-token acceptance a measured point's speculative decoding is read at.
+
+    The model's published setting with that many draft tokens
+    (:mod:`tokenomics.perf.speculative`), else :data:`SPEC_ACCEPTANCE_FRAC`.
+    """
+    for setting in speculative_settings(m):
+        if setting.draft_tokens == draft_tokens:
+            return setting.acceptance_frac
+    return SPEC_ACCEPTANCE_FRAC
+
+
+def _read_config(row: pd.Series, m: Model, hw: Hardware) -> dict[str, object]:
     raw = str(row["precision"]).strip().lower() if pd.notna(row["precision"]) else ""
     prec = canonical_precision(raw) if raw else None
-    # INT4 checkpoints (Kimi K2.x) are weight-only quantised: W4A16, BF16 matrix multiplies
-    act = "bf16" if raw == "int4" else None
+    # INT4 checkpoints (Kimi K2.x) are weight-only quantised: W4A16, BF16 matrix multiplies; so
+    # are FP4 weights on chips without FP4 tensor cores (dequantised in the kernel)
+    act = "bf16" if raw == "int4" or (prec == "fp4" and hw.fp4_dense_tflops is None) else None
     kv = "fp8" if prec in ("fp8", "fp4") and raw != "int4" else "bf16"
     dense = "fp8" if (prec == "fp4" and m.is_moe) else None
     spec = str(row["spec_decoding"]).lower() if pd.notna(row["spec_decoding"]) else "none"
@@ -182,7 +201,7 @@ def _read_config(row: pd.Series, m: Model) -> dict[str, object]:
         "kv_precision": kv,
         "activation_precision": act,
         "mtp_draft_tokens": draft,
-        "mtp_acceptance_frac": SPEC_ACCEPTANCE_FRAC if draft else 0.0,
+        "mtp_acceptance_frac": _acceptance(m, draft) if draft else 0.0,
         "disaggregated": bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False,
     }
 
@@ -499,7 +518,7 @@ def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
         m = model_lookup(u.model_id)
         hw = hw_lookup(u.hardware_id)
         isl, osl = u.isl_tokens, u.osl_tokens
-        fields = _read_config(row, m)
+        fields = _read_config(row, m, hw)
         known = pd.notna(row["tp"]) and pd.notna(row["concurrency"]) and not fields["disaggregated"]
         case = _Case(
             row=int(u.row),
