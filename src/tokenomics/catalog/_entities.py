@@ -339,7 +339,11 @@ class Model(CatalogEntry):
     hidden_size, attention_heads, kv_heads, head_dim, v_head_dim : int
         Widths; ``kv_heads`` is the GQA group count (None for MLA).
     mla_kv_lora_rank, mla_q_lora_rank, mla_qk_rope_head_dim, mla_qk_nope_head_dim : int or None
-        MLA latent and RoPE dimensions.
+        MLA latent and RoPE dimensions (``mla_q_lora_rank`` is also the low-rank query of
+        ``csa`` attention).
+    o_lora_rank, o_groups : int or None
+        Grouped low-rank attention output of ``csa`` attention: ``o_groups`` blocks of
+        ``heads x head_dim / o_groups -> o_lora_rank``, then ``o_groups x o_lora_rank -> hidden``.
     sliding_window_layers, sliding_window_tokens : int or None
         Layers with sliding-window attention and the window length [tokens].
     routed_experts, active_experts, shared_experts : int or None
@@ -389,6 +393,8 @@ class Model(CatalogEntry):
     mla_q_lora_rank: int | None = None
     mla_qk_rope_head_dim: int | None = None
     mla_qk_nope_head_dim: int | None = None
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
     sliding_window_layers: int | None = None
     sliding_window_tokens: int | None = None
     routed_experts: int | None = None

@@ -7,7 +7,8 @@ Weights are split into the parts that behave differently at decode time:
 * **other always-read weights**: dense-layer FFNs, shared experts, routers, norms and the LM head.
 
 Counts come from the structural widths (SwiGLU FFNs: three ``hidden x ffn`` matrices; the
-attention projections of GQA or MLA; an untied ``vocab x hidden`` LM head). Where a width is not
+attention projections of GQA, MLA or DeepSeek-V4's compressed attention with its low-rank query
+and grouped low-rank output; an untied ``vocab x hidden`` LM head). Where a width is not
 in the catalog the published totals fill in:
 
 * one routed expert ``p_e = (P_total - P_active) / (moe_layers x (E - k))`` (the parameters a
@@ -85,6 +86,17 @@ def _attention_params_per_layer(m: Model) -> float:
         q = hidden * m.mla_q_lora_rank + m.mla_q_lora_rank * heads * qk if m.mla_q_lora_rank else hidden * heads * qk
         kv = hidden * (kv_lora + rope) + kv_lora * heads * (nope + v)
         return float(q + kv + heads * v * hidden)
+    if m.attention_type == "csa":
+        # DeepSeek-V4: query hidden -> q_lora -> heads x head_dim; one head_dim-wide entry per KV
+        # head serves as K and V; grouped low-rank output: heads x head_dim -> o_groups x
+        # o_lora (each group its own block) -> hidden. Full rank where a rank is not given. The
+        # compressor and lightning-indexer projections are not counted.
+        kv_heads = m.kv_heads if m.kv_heads is not None else 1
+        width = heads * m.head_dim
+        q_rank = m.mla_q_lora_rank
+        q = hidden * q_rank + q_rank * width if q_rank else hidden * width
+        o = width * m.o_lora_rank + (m.o_groups or 1) * m.o_lora_rank * hidden if m.o_lora_rank else width * hidden
+        return float(q + hidden * kv_heads * m.head_dim + o)
     v = m.v_head_dim if m.v_head_dim is not None else m.head_dim
     kv_heads = m.kv_heads if m.kv_heads is not None else heads
     return float(
