@@ -55,3 +55,10 @@ def test_deepseek_v4_pro_fits_the_recorded_tp4_pools() -> None:
     # usable 85 % of 279 GB
     cfg = ServingConfig(tp=4, ep=4, dp_attention=True, **V4_CHECKPOINT)
     assert weight_bytes_per_gpu("deepseek-v4-pro", "gb300", config=cfg) < 0.85 * 279e9
+
+
+@pytest.mark.parametrize("field", ["o_lora_rank", "o_groups", "mla_q_lora_rank"])
+@pytest.mark.parametrize("value", [0, -3, 1.5, 10**7])
+def test_implausible_attention_ranks_name_the_field(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=field):
+        tk.model("deepseek-v4-pro").with_values(**{field: value})
