@@ -77,3 +77,27 @@ def test_names_resolve_to_the_catalog_entry_of_the_moment() -> None:
     assert again is not first
     with pytest.raises(KeyError, match="closest"):
         as_model("deepsek-r1")
+
+
+def test_stacked_rows_equal_each_configuration_joined() -> None:
+    from tokenomics.perf.configs import stacked_curve_rows
+
+    m = tk.model("llama-3.3-70b")
+    cfgs = [ServingConfig(tp=4, kv_precision="fp8"),
+            ServingConfig(tp=8, weight_precision="fp8", mtp_draft_tokens=2, mtp_acceptance_frac=0.7)]
+    grids = [[1.0, 16.0, 64.0], [2.0, 8.0]]
+    pts = [roofline_points(m, "h100", g, isl_tokens=2048.0, osl_tokens=512.0, config=c)
+           for c, g in zip(cfgs, grids, strict=True)]
+    common = {"hardware_id": "h100-sxm", "hardware_name": "H100 SXM", "workload": "2k/0.5k",
+              "isl_tokens": 2048.0, "osl_tokens": 512.0}
+    one_by_one = curve_frame([
+        curve_rows(m, c, p, note=f"n{c.tp}", label=config_label(c, m), max_concurrency=float(c.tp),
+                   step_time_s=p["step_time_s"], bound=p["bound"], factors_source="test", **common)
+        for c, p in zip(cfgs, pts, strict=True)])
+    both = pd.concat(pts, ignore_index=True)
+    stacked = curve_frame([stacked_curve_rows(
+        m, cfgs, [len(g) for g in grids], {k: both[k].to_numpy() for k in both}, note=[f"n{c.tp}" for c in cfgs],
+        label=[config_label(c, m) for c in cfgs], max_concurrency=[float(c.tp) for c in cfgs],
+        step_time_s=both["step_time_s"].to_numpy(), bound=both["bound"].to_numpy(), factors_source="test",
+        **common)])
+    pd.testing.assert_frame_equal(stacked, one_by_one, check_exact=True)

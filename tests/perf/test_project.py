@@ -707,3 +707,30 @@ def test_default_rows_equal_each_configuration_evaluated_alone(model: str, hardw
     for col in metrics:
         src = {"ttft_median_s": "ttft_s", "tpot_median_s": "tpot_s"}.get(col, col)
         np.testing.assert_array_equal(rows[col].to_numpy(float), want[src].to_numpy(float))
+
+
+
+def test_default_frame_is_the_concatenation_of_both_conformed_searches() -> None:
+    from tokenomics.perf import bundled_calibration, speculative_settings
+    from tokenomics.perf.configs import curve_frame
+    from tokenomics.perf.disagg import project_disagg_curve
+    from tokenomics.perf.project import _aggregated_rows
+
+    m, hw = tk.model("deepseek-r1"), tk.hardware("gb200-nvl72")
+    cal = bundled_calibration()
+    f, (lo, hi) = cal.factors_for(hw), cal.band
+    got = project_curve(m, hw, isl_tokens=8192.0, osl_tokens=1024.0)
+    # each search's frame alone, conformed, then joined by pandas
+    base = frontier_configs(m, hw, **best_practice_precisions(m, hw))
+    cfgs = base + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in base]
+    rows, _ = _aggregated_rows(m, hw, cfgs, 8192.0, 1024.0, None, f, (lo, hi), best_practice=True)
+    assert rows is not None
+    dis = project_disagg_curve(m, hw, hw, isl_tokens=8192.0, osl_tokens=1024.0, factors=f, with_cost=False)
+    dis["note"] = dis["note"] + f" (best-practice precisions); factors: {f.source}; throughput band x{lo:.2f}-x{hi:.2f}"
+    dis[BAND_COLUMNS[0]] = dis["throughput_tok_per_s_per_gpu"] * lo
+    dis[BAND_COLUMNS[1]] = dis["throughput_tok_per_s_per_gpu"] * hi
+    dis["factors_source"] = f.source
+    want = pd.concat([curve_frame([rows]), dis], ignore_index=True)
+    assert str(want[BAND_COLUMNS[0]].dtype) == "Float64"
+    assert want["bound"].isna().sum() == len(dis)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

@@ -29,6 +29,7 @@ __all__ = [
     "curve_frame",
     "curve_rows",
     "default_config",
+    "stacked_curve_rows",
 ]
 
 DEFAULT_CONCURRENCY: tuple[float, ...] = (
@@ -327,6 +328,105 @@ def curve_rows(
     }
     n = len(np.atleast_1d(np.asarray(conc)))
     return {key: _column(n, value) for key, value in values.items()}
+
+
+def stacked_curve_rows(
+    model: Model,
+    configs: Sequence[ServingConfig],
+    sizes: Sequence[int],
+    points: Mapping[str, Any],
+    *,
+    hardware_id: str,
+    hardware_name: str,
+    workload: str,
+    isl_tokens: float,
+    osl_tokens: float,
+    note: Sequence[str],
+    label: Sequence[str],
+    source: str = "tokenomics.perf",
+    concurrency: Any = None,
+    **extra: Any,
+) -> dict[str, np.ndarray]:
+    """Return the rows of several configurations' sweeps, stacked, as curve-schema columns.
+
+    The columns of :func:`curve_rows` for each configuration, concatenated in order (the
+    same values and dtypes), built once for all of them: ``points`` hold the stacked sweeps,
+    ``sizes[k]`` points of ``configs[k]`` after those of the configurations before it.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model.
+    configs : sequence of ServingConfig
+        The configurations, in the order of their points.
+    sizes : sequence of int
+        Points of each configuration [count].
+    points : mapping of str to numpy.ndarray
+        Per-point metrics of all sweeps (as in :func:`curve_rows`), ``sum(sizes)`` long.
+    hardware_id, hardware_name, workload, isl_tokens, osl_tokens, source
+        As in :func:`curve_rows` (one value for every row).
+    note, label : sequence of str
+        The ``note`` and ``config`` column of each configuration.
+    concurrency : numpy.ndarray, optional
+        The ``concurrency`` column when it is not ``points["concurrency"]`` [count].
+    **extra
+        Further columns, in order: a ``list`` holds one value per configuration, an array one
+        value per point, a scalar one value for all rows.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Columns of ``sum(sizes)`` rows.
+    """
+    reps = np.asarray(sizes, dtype=int)
+    osl = float(osl_tokens)
+    conc = points["concurrency"] if concurrency is None else concurrency
+    ttft, tpot = points["ttft_s"], points["tpot_s"]
+    values: dict[str, Any] = {
+        "hardware_id": hardware_id,
+        "model_id": model.model_id,
+        "hardware_name": hardware_name,
+        "model_name": model.name,
+        "model_in_catalog": True,
+        "precision": [c.weight_precision or model.native_weight_precision for c in configs],
+        "framework": "roofline",
+        "spec_decoding": ["mtp" if c.mtp_draft_tokens else "none" for c in configs],
+        "disaggregated": [c.disaggregated for c in configs],
+        "workload": workload,
+        "isl_tokens": float(isl_tokens),
+        "osl_tokens": osl,
+        "concurrency": conc,
+        "tp": [float(c.tp) for c in configs],
+        "ep": [float(c.ep) for c in configs],
+        "pp": [float(c.pp) for c in configs],
+        "dp_attention": [c.dp_attention for c in configs],
+        "num_gpus": points["num_gpus"],
+        "num_prefill_gpus": points["num_prefill_gpus"],
+        "num_decode_gpus": points["num_decode_gpus"],
+        "throughput_tok_per_s_per_gpu": points["throughput_tok_per_s_per_gpu"],
+        "input_throughput_tok_per_s_per_gpu": points["input_throughput_tok_per_s_per_gpu"],
+        "output_throughput_tok_per_s_per_gpu": points["output_throughput_tok_per_s_per_gpu"],
+        "interactivity_tok_per_s_per_user": points["interactivity_tok_per_s_per_user"],
+        "e2e_interactivity_tok_per_s_per_user": points["e2e_interactivity_tok_per_s_per_user"],
+        "ttft_median_s": ttft,
+        "tpot_median_s": tpot,
+        "e2el_median_s": ttft + osl * tpot,
+        "kind": "projected",
+        "source": source,
+        "note": list(note),
+        "parallelism": [c.label for c in configs],
+        "config": list(label),
+        **extra,
+    }
+    n = int(reps.sum())
+    out: dict[str, np.ndarray] = {}
+    for key, value in values.items():
+        if isinstance(value, list):
+            kind = object if any(isinstance(v, str) for v in value) else None
+            out[key] = np.repeat(np.asarray(value, dtype=kind), reps)
+        else:
+            out[key] = _column(n, value)
+    return out
 
 
 def curve_frame(parts: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:

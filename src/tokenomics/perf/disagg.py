@@ -58,11 +58,22 @@ from tokenomics.perf.configs import (
     best_practice_precisions,
     config_label,
     curve_frame,
-    curve_rows,
+    stacked_curve_rows,
 )
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
-from tokenomics.perf.step import ServingConfig, _points, _resolve, max_concurrency
+from tokenomics.perf.step import (
+    ServingConfig,
+    _capacity,
+    _check_cached,
+    _check_lengths,
+    _points,
+    _resolve,
+    _stack,
+    _times,
+    _work,
+    max_concurrency,
+)
 from tokenomics.units import BYTES_PER_GB
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, isl_osl_label
 from tokenomics.workload import workload as workload_preset
@@ -451,9 +462,10 @@ class _Prefill:
 
     @classmethod
     def build(cls, m: Model, hw: Hardware, cfg: ServingConfig, isl: float, cached: float, hit: float | None,
-              f: RooflineFactors) -> _Prefill:
+              f: RooflineFactors, work: tuple[float, float] | None = None) -> _Prefill:
+        """``work``: :func:`_prefill_work` of ``cfg`` at ``cached``, where already known."""
         if hit is None:
-            g_one, t_one = _prefill_work(m, hw, cfg, isl, cached, f)
+            g_one, t_one = _prefill_work(m, hw, cfg, isl, cached, f) if work is None else work
             return cls(np.asarray([g_one]), np.asarray([t_one]), cached, None, 0.0)
         if cached:
             raise ValueError("give cached_tokens or theoretical_hit_frac, not both")
@@ -461,9 +473,9 @@ class _Prefill:
         from tokenomics.perf.step import kv_capacity_tokens
 
         knots = np.asarray([0.0, 0.5, 0.999]) * isl
-        work = [_prefill_work(m, hw, cfg, isl, float(c), f) for c in knots]
-        g_fit = np.polyfit(knots, [w[0] for w in work], 2)
-        t_fit = np.polyfit(knots, [w[1] for w in work], 2)
+        at_knots = [_prefill_work(m, hw, cfg, isl, float(c), f) for c in knots]
+        g_fit = np.polyfit(knots, [w[0] for w in at_knots], 2)
+        t_fit = np.polyfit(knots, [w[1] for w in at_knots], 2)
         cap = kv_capacity_tokens(m, hw, config=cfg, factors=f, context_tokens=isl)
         return cls(g_fit, t_fit, 0.0, float(hit), float(cap))
 
@@ -474,40 +486,46 @@ class _Prefill:
         return np.polyval(self.g, cached), np.polyval(self.t, cached)
 
 
-def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl: float, f_d: RooflineFactors,
-                prefill: _Prefill, costs: tuple[float, float], check_capacity: bool) -> dict[str, Any]:
-    hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
-    cfg_p, cfg_d = plan.prefill.config, plan.decode.config
-    n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
-    bw_p = _scaleout_bytes_per_s(hw_p, "prefill")
-    bw_d = _scaleout_bytes_per_s(hw_d, "decode")
-    eff, u_max = plan.kv_transfer_eff_frac, plan.prefill_max_utilization_frac
+def _nic_message(batch: np.ndarray, rate: np.ndarray, load_d: np.ndarray, kv: float, n_dec: int, hw_d: Hardware,
+                 eff: float) -> str:
+    """Return the error of a decode pool whose NICs cannot receive the KV caches (``load_d > 1``)."""
+    over = load_d > 1.0
+    return (
+        f"rates cannot be matched: at concurrency {batch[over].min():g} the decode pool of {n_dec} x "
+        f"{hw_d.hardware_id} would receive {rate[over].min() * kv / 1e9:.1f} GB/s of KV "
+        f"cache, more than its scale-out bandwidth (scaleout_bw_unidir_gb_per_s="
+        f"{hw_d.scaleout_bw_unidir_gb_per_s:g} x {n_dec} x kv_transfer_eff_frac={eff:g}); "
+        "lower the concurrency"
+    )
 
-    # decode: pure decode steps of one replica
-    dec = _points(_resolve(m, hw_d, cfg_d, f_d), batch, isl, osl, check_capacity)
-    n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
-    rate = (n_dec / n_d) * np.asarray(dec["requests_per_s"], dtype=float)
+
+def _plan_core(hw_p: Hardware, hw_d: Hardware, n_p: int, fixed: int | None, eff: float, u_max: float,
+               prefill: _Prefill, isl: float, osl: float, batch: np.ndarray, rate_rep: np.ndarray,
+               tpot: np.ndarray, n_d: Any, n_dec: Any, kv: Any, t_h: Any,
+               costs: tuple[float, float]) -> dict[str, Any]:
+    """Evaluate the plan formulas (module notes) at each point, element-wise.
+
+    ``rate_rep`` and ``tpot`` are one decode replica's requests/s and TPOT at ``batch``;
+    ``n_d`` (replica size), ``n_dec`` (decode pool size), ``kv`` (bytes per request) and ``t_h``
+    (handover latency) are
+    scalars or one value per point (several decode configurations stacked); ``fixed`` is the
+    prefill pool size when given. Nothing is checked here: ``kv_transfer_load_frac`` above 1
+    and ``need`` above the fixed pool's replicas are the callers' errors.
+    """
+    bw_p: Any = _scaleout_bytes_per_s(hw_p, "prefill")
+    bw_d: Any = _scaleout_bytes_per_s(hw_d, "decode")
+    rate = (n_dec / n_d) * rate_rep
 
     # prefill: accelerator-seconds per request and the latency of one prefill
     cached = np.full_like(rate, prefill.cached)
     g, t_p = prefill.at(cached)
-    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
-    same_domain = (hw_p.hardware_id == hw_d.hardware_id and plan.prefill.num_gpus is not None
-                   and plan.prefill.num_gpus + n_dec <= hw_d.scaleup_domain_accelerators)
-    if same_domain:
-        bw_p = bw_d = hw_d.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB
+    if hw_p.hardware_id == hw_d.hardware_id and fixed is not None:
+        same_domain = fixed + n_dec <= hw_d.scaleup_domain_accelerators
+        bw_p = np.where(same_domain, hw_d.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB, bw_p)
+        bw_d = np.where(same_domain, hw_d.scaleup_bw_unidir_gb_per_s * BYTES_PER_GB, bw_d)
 
     # decode-side NICs receive every request's KV cache
     load_d = rate * kv / (n_dec * bw_d * eff)
-    if np.any(load_d > 1.0):
-        bad = batch[load_d > 1.0]
-        raise ValueError(
-            f"rates cannot be matched: at concurrency {bad.min():g} the decode pool of {n_dec} x "
-            f"{hw_d.hardware_id} would receive {rate[load_d > 1.0].min() * kv / 1e9:.1f} GB/s of KV "
-            f"cache, more than its scale-out bandwidth (scaleout_bw_unidir_gb_per_s="
-            f"{hw_d.scaleout_bw_unidir_gb_per_s:g} x {n_dec} x kv_transfer_eff_frac={eff:g}); "
-            "lower the concurrency"
-        )
     need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
     sessions = batch * n_dec / n_d
     if prefill.hit is not None:
@@ -515,7 +533,6 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         # replicas hold more, fewer hits need more replicas (damped fixed point)
         from tokenomics.memory.prefix_cache import realized_hit_frac
 
-        fixed = plan.prefill.num_gpus
         h = np.full_like(rate, prefill.hit)
         for _ in range(40):
             g, t_p = prefill.at(isl * h)
@@ -526,32 +543,66 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         cached = isl * h
         g, t_p = prefill.at(cached)
         need = np.maximum(rate * g / (n_p * u_max), rate * kv / (n_p * bw_p * eff))
-    if plan.prefill.num_gpus is None:
-        replicas = np.maximum(1.0, np.ceil(need - 1e-9))
-    else:
-        replicas = np.full_like(rate, plan.prefill.num_gpus / n_p)
+    replicas = np.maximum(1.0, np.ceil(need - 1e-9)) if fixed is None else np.full_like(rate, fixed / n_p)
+    n_pre = replicas * n_p
+    util = rate * g / n_pre
+    s = g / n_p
+    load = rate * s
+    wait = 0.5 * _erlang_c(replicas, load) * s / (replicas - load)
+    link = np.minimum(n_p * bw_p, n_d * bw_d) * eff
+    t_kv = kv / link
+    ttft = wait + t_p + t_kv + t_h
+    n_all = n_pre + n_dec
+    c_p, c_d = costs
+    return {
+        "rate": rate, "g": g, "t_p": t_p, "need": need, "replicas": replicas, "n_pre": n_pre, "n_all": n_all,
+        "util": util, "wait": wait, "t_kv": t_kv, "t_h": t_h, "ttft": ttft, "load_d": load_d, "cached": cached,
+        "tpot": tpot, "cost": (n_pre * c_p + n_dec * c_d) / n_all,
+    }
+
+
+def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl: float, f_d: RooflineFactors,
+                prefill: _Prefill, costs: tuple[float, float], check_capacity: bool) -> dict[str, Any]:
+    hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
+    cfg_p, cfg_d = plan.prefill.config, plan.decode.config
+    n_p, n_d = cfg_p.num_gpus, cfg_d.num_gpus
+    eff, u_max = plan.kv_transfer_eff_frac, plan.prefill_max_utilization_frac
+
+    # decode: pure decode steps of one replica
+    dec = _points(_resolve(m, hw_d, cfg_d, f_d), batch, isl, osl, check_capacity)
+    n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
+    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+    fixed = plan.prefill.num_gpus
+    v = _plan_core(hw_p, hw_d, n_p, fixed, eff, u_max, prefill, isl, osl, batch,
+                   np.asarray(dec["requests_per_s"], dtype=float), np.asarray(dec["tpot_s"], dtype=float),
+                   n_d, n_dec, kv, plan.kv_handover_latency_s, costs)
+    rate, g = v["rate"], v["g"]
+    if np.any(v["load_d"] > 1.0):
+        raise ValueError(_nic_message(batch, rate, v["load_d"], kv, n_dec, hw_d, eff))
+    if fixed is not None:
+        replicas, need = v["replicas"], v["need"]
         short = need > replicas + 1e-9
         if np.any(short):
             i = int(np.argmax(short))
             raise ValueError(
-                f"rates cannot be matched: the prefill pool (num_gpus={plan.prefill.num_gpus} x "
+                f"rates cannot be matched: the prefill pool (num_gpus={fixed} x "
                 f"{hw_p.hardware_id}, {cfg_p.label}) serves at most "
                 f"{replicas[i] * n_p * u_max / g[i]:.3g} requests/s at prefill_max_utilization_frac="
                 f"{u_max:g}, but the decode pool produces {rate[i]:.3g} requests/s at concurrency "
                 f"{batch[i]:g}; give the prefill pool at least {int(np.ceil(need[i])) * n_p} GPUs "
                 "or lower the concurrency"
             )
-    n_pre = replicas * n_p
-    util = rate * g / n_pre
-    s = g / n_p
-    load = rate * s
-    wait = 0.5 * _erlang_c(replicas, load) * s / (replicas - load)
-    link = min(n_p * bw_p, n_d * bw_d) * eff
-    t_kv = kv / link
-    t_h = plan.kv_handover_latency_s
-    ttft = wait + t_p + t_kv + t_h
-    tpot = np.asarray(dec["tpot_s"], dtype=float)
-    n_all = n_pre + n_dec
+    return _plan_columns(v, batch, isl, osl, n_dec, np.full(len(batch), dec["max_concurrency"]), prefill,
+                         hw_p.hardware_id, hw_d.hardware_id, cfg_p.label, cfg_d.label, float(n_p), float(n_d),
+                         kv, costs)
+
+
+def _plan_columns(v: dict[str, Any], batch: np.ndarray, isl: float, osl: float, n_dec: Any, b_max: Any,
+                  prefill: _Prefill, prefill_hardware_id: str, decode_hardware_id: str, prefill_config: str,
+                  decode_config: Any, n_p: float, n_d: Any, kv: Any, costs: tuple[float, float]) -> dict[str, Any]:
+    """Return the columns of :func:`plan_points` from :func:`_plan_core` (per-point or per-plan values)."""
+    rate, tpot, n_pre, n_all = v["rate"], v["tpot"], v["n_pre"], v["n_all"]
+    ttft = v["ttft"]
     c_p, c_d = costs
     return {
         "concurrency": batch,
@@ -562,31 +613,31 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
         "e2e_interactivity_tok_per_s_per_user": osl / (ttft + osl * tpot),
         "num_gpus": n_all,
         "num_prefill_gpus": n_pre,
-        "num_decode_gpus": np.full_like(rate, float(n_dec)),
+        "num_decode_gpus": np.full_like(rate, 1.0) * n_dec,
         "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
         "input_throughput_tok_per_s_per_gpu": isl * rate / n_pre,
         "output_throughput_tok_per_s_per_gpu": osl * rate / n_dec,
-        "max_concurrency": np.full(len(batch), dec["max_concurrency"]),
-        "cache_hit_frac": cached / isl,
+        "max_concurrency": b_max,
+        "cache_hit_frac": v["cached"] / isl,
         "theoretical_cache_hit_frac": prefill.hit if prefill.hit is not None else prefill.cached / isl,
-        "prefill_hardware_id": hw_p.hardware_id,
-        "decode_hardware_id": hw_d.hardware_id,
-        "prefill_config": cfg_p.label,
-        "decode_config": cfg_d.label,
-        "prefill_replica_gpus": float(n_p),
-        "decode_replica_gpus": float(n_d),
+        "prefill_hardware_id": prefill_hardware_id,
+        "decode_hardware_id": decode_hardware_id,
+        "prefill_config": prefill_config,
+        "decode_config": decode_config,
+        "prefill_replica_gpus": n_p,
+        "decode_replica_gpus": n_d,
         "prefill_decode_ratio": n_pre / n_dec,
-        "prefill_utilization_frac": util,
-        "prefill_gpu_s_per_request": g,
-        "prefill_time_s": t_p,
-        "prefill_queue_s": wait,
-        "kv_transfer_s": t_kv,
-        "kv_handover_s": t_h,
+        "prefill_utilization_frac": v["util"],
+        "prefill_gpu_s_per_request": v["g"],
+        "prefill_time_s": v["t_p"],
+        "prefill_queue_s": v["wait"],
+        "kv_transfer_s": v["t_kv"],
+        "kv_handover_s": v["t_h"],
         "kv_bytes_per_request": kv,
-        "kv_transfer_load_frac": load_d,
+        "kv_transfer_load_frac": v["load_d"],
         "prefill_cost_usd_per_gpu_hour": c_p,
         "decode_cost_usd_per_gpu_hour": c_d,
-        "cost_usd_per_gpu_hour": (n_pre * c_p + n_dec * c_d) / n_all,
+        "cost_usd_per_gpu_hour": v["cost"],
     }
 
 
@@ -820,17 +871,39 @@ def best_prefill_config(
     True
     """
     m, hw = _as_model(model), _as_hardware(hardware)
-    f = _pool_factors(hw, factors)
+    return _best_prefill(m, hw, float(isl_tokens), float(cached_tokens), _pool_factors(hw, factors), configs)[0]
+
+
+def _best_prefill(m: Model, hw: Hardware, isl_tokens: float, cached_tokens: float, f: RooflineFactors,
+                  configs: Iterable[ServingConfig] | None) -> tuple[ServingConfig, float, float]:
+    """:func:`best_prefill_config` with its :func:`_prefill_work` (all candidates timed at once)."""
     cands = list(configs) if configs is not None else prefill_configs(
         m, hw, isl_tokens=isl_tokens, **best_practice_precisions(m, hw))
-    scored = []
+    # _prefill_work of each candidate: those that hold one prompt, their single-request points
+    # stacked (element-wise, so each equals its own evaluation)
+    held = []
     for cfg in cands:
+        c = cfg if cfg.disaggregated else cfg.model_copy(update={"disaggregated": True})
         try:
-            g, t = _prefill_work(m, hw, cfg.model_copy(update={"disaggregated": True}),
-                                 float(isl_tokens), float(cached_tokens), f)
+            _check_lengths(isl_tokens, 1.0)
+            s = _resolve(m, hw, c, f)
+            if _capacity(s, isl_tokens, 1.0) < 1:
+                continue
         except ValueError:
             continue
-        scored.append((g, t, cfg))
+        held.append((cfg, s))
+    scored = []
+    if held:
+        try:
+            cached = _check_cached(cached_tokens, isl_tokens, (1,))
+        except ValueError:
+            held = []
+        else:
+            ones = np.ones(1)
+            pts = _times(_stack([_work(s, ones, isl_tokens, 1.0, cached) for _, s in held]), f,
+                         hw.hbm_bandwidth_bytes_per_s)
+            g_all = pts["num_prefill_gpus"] / pts["requests_per_s"]
+            scored = [(float(g_all[i]), float(pts["ttft_s"][i]), cfg) for i, (cfg, _) in enumerate(held)]
     if not scored:
         raise ValueError(
             f"no prefill configuration of {m.model_id} on {hw.hardware_id} holds the weights and "
@@ -839,7 +912,8 @@ def best_prefill_config(
         )
     g_min = min(x[0] for x in scored)
     near = [x for x in scored if x[0] <= 1.02 * g_min]
-    return min(near, key=lambda x: x[1])[2]
+    g, t, cfg = min(near, key=lambda x: x[1])
+    return cfg, g, t
 
 
 def decode_configs(model: Model | str, hardware: Hardware | str, *, speculative: bool = True,
@@ -875,12 +949,28 @@ def decode_configs(model: Model | str, hardware: Hardware | str, *, speculative:
     [0, 1, 3]
     """
     m, hw = _as_model(model), _as_hardware(hardware)
+    try:
+        key: Any = (id(m), id(hw), speculative, tuple(sorted(fields.items())))
+        hit = _DECODE_SEARCHED.get(key)
+    except TypeError:  # unhashable fields: search without the cache
+        key, hit = None, None
+    if hit is not None and hit[0] is m and hit[1] is hw:
+        return list(hit[2])
     base = frontier_configs(m, hw, disaggregated=True, **fields)
     out = list(base)
     if speculative:
         for s in speculative_settings(m):
             out += [c.model_copy(update=s.fields()) for c in base]
+    if key is not None:
+        if len(_DECODE_SEARCHED) >= 1024:
+            _DECODE_SEARCHED.clear()
+        _DECODE_SEARCHED[key] = (m, hw, tuple(out))
     return out
+
+
+_DECODE_SEARCHED: dict[Any, tuple[Model, Hardware, tuple[ServingConfig, ...]]] = {}
+"""Decode searches by (model identity, hardware identity, speculative, fields): catalog entries
+are frozen, and the entries are kept so that their identities are not reused while cached."""
 
 
 def project_disagg_curve(
@@ -974,6 +1064,47 @@ def project_disagg_curve(
     >>> set(c["hardware_id"]), bool((c["num_gpus"] == c["num_prefill_gpus"] + c["num_decode_gpus"]).all())
     ({'rubin-cpx+vr200-nvl144'}, True)
     """
+    rows = _disagg_rows(
+        model, prefill_hardware, decode_hardware, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
+        cached_tokens=cached_tokens, theoretical_hit_frac=theoretical_hit_frac, concurrency=concurrency,
+        prefill_config=prefill_config, decode_configs_=decode_configs_, num_decode_gpus=num_decode_gpus,
+        prefill_max_utilization_frac=prefill_max_utilization_frac, kv_transfer_eff_frac=kv_transfer_eff_frac,
+        tco_usd_per_gpu_hour=tco_usd_per_gpu_hour, factors=factors, speculative=speculative, with_cost=with_cost,
+        workload=workload,
+    )
+    out = curve_frame([rows])
+    if frontier:
+        out = pareto_frontier(out, by=None).reset_index(drop=True)
+    return out
+
+
+def _disagg_rows(
+    model: Model | str,
+    prefill_hardware: Hardware | str,
+    decode_hardware: Hardware | str,
+    *,
+    isl_tokens: float | None,
+    osl_tokens: float | None,
+    cached_tokens: float,
+    theoretical_hit_frac: float | None,
+    concurrency: Sequence[float] | np.ndarray | None,
+    prefill_config: ServingConfig | None,
+    decode_configs_: Iterable[ServingConfig] | None,
+    num_decode_gpus: int | None,
+    prefill_max_utilization_frac: float,
+    kv_transfer_eff_frac: float,
+    tco_usd_per_gpu_hour: float | dict[str, float] | None,
+    factors: RooflineFactors | None,
+    speculative: bool,
+    with_cost: bool,
+    workload: Workload | str | None,
+) -> dict[str, np.ndarray]:
+    """Return the rows of :func:`project_disagg_curve` as curve columns (before the frontier).
+
+    The decode configurations' sweeps are built one by one and timed together (the step
+    formulas and :func:`_plan_core` are element-wise, so each point equals :func:`plan_points`
+    of its plan); their checks then run in order, as one plan at a time would.
+    """
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     if workload is not None and (isl_tokens is not None or osl_tokens is not None):
@@ -985,8 +1116,12 @@ def project_disagg_curve(
     if workload is not None and not wl.is_fixed and cached_tokens == 0.0 and theoretical_hit_frac is None:
         theoretical_hit_frac = wl.cached_prefix_frac
     f_p, f_d = _pool_factors(hw_p, factors), _pool_factors(hw_d, factors)
-    cfg_p = prefill_config or best_prefill_config(m, hw_p, isl_tokens=isl, cached_tokens=cached_tokens,
-                                                 factors=f_p)
+    work: tuple[float, float] | None = None
+    if prefill_config:
+        cfg_p = prefill_config
+    else:
+        cfg_p, g_p, t_p = _best_prefill(m, hw_p, isl, float(cached_tokens), f_p, None)
+        work = (g_p, t_p)
     cfgs_d = list(decode_configs_) if decode_configs_ is not None else decode_configs(
         m, hw_d, speculative=speculative, **best_practice_precisions(m, hw_d))
     if not cfgs_d:
@@ -998,76 +1133,132 @@ def project_disagg_curve(
     _scaleout_bytes_per_s(hw_p, "prefill")
     _scaleout_bytes_per_s(hw_d, "decode")
     check_range("cached_tokens", float(cached_tokens), low=0.0, high=isl, high_inclusive=False)
-    prefill = _Prefill.build(m, hw_p, cfg_p, isl, float(cached_tokens), theoretical_hit_frac, f_p)
+    prefill = _Prefill.build(m, hw_p, cfg_p, isl, float(cached_tokens), theoretical_hit_frac, f_p, work)
     costs = ((_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
              if with_cost else (1.0, 1.0))
-    frames = []
-    errors: list[str] = []
+    eff, u_max = kv_transfer_eff_frac, prefill_max_utilization_frac
+    try:
+        _check_lengths(isl, osl)
+        length_error = None
+    except ValueError as exc:
+        length_error = str(exc)
+    # per configuration, in order: an exception to raise, an error to list, or a sweep to time
+    entries: list[Any] = []
+    works = []
+    kv_by_precision: dict[str, float] = {}
     for cfg in cfgs_d:
-        plan = ServingPlan(
-            prefill=Pool(hardware=hw_p, config=cfg_p),
-            decode=Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus),
-            prefill_max_utilization_frac=prefill_max_utilization_frac,
-            kv_transfer_eff_frac=kv_transfer_eff_frac,
-        )
         try:
-            b_max = max_concurrency(m, hw_d, isl_tokens=isl, osl_tokens=osl, config=plan.decode.config,
-                                    factors=f_d)
+            plan = ServingPlan(
+                prefill=Pool(hardware=hw_p, config=cfg_p),
+                decode=Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus),
+                prefill_max_utilization_frac=prefill_max_utilization_frac,
+                kv_transfer_eff_frac=kv_transfer_eff_frac,
+            )
+        except Exception as exc:  # raised where one plan at a time would raise it
+            entries.append(("raise", exc))
+            continue
+        cfg_d = plan.decode.config
+        try:
+            if length_error is not None:
+                raise ValueError(length_error)
+            s = _resolve(m, hw_d, cfg_d, f_d)
+            b_max = _capacity(s, isl, osl)
         except ValueError as exc:
-            errors.append(str(exc))
+            entries.append(("error", str(exc)))
+            continue
+        except Exception as exc:
+            entries.append(("raise", exc))
             continue
         if b_max < 1:
-            errors.append(f"{cfg.label}: max_concurrency=0")
+            entries.append(("error", f"{cfg.label}: max_concurrency=0"))
             continue
         if concurrency is None:
             grid = np.asarray([c for c in DEFAULT_CONCURRENCY if c < b_max] + [b_max], dtype=float)
         else:
-            grid = np.asarray(concurrency, dtype=float)
-        try:
-            pts = _plan_frame(m, plan, grid, isl, osl, f_d, prefill, costs, True)
-        except ValueError as exc:
-            if concurrency is not None or "decode pool of" not in str(exc):
-                raise
+            grid = np.atleast_1d(np.asarray(concurrency, dtype=float))
+        if cfg_d.kv_precision not in kv_by_precision:
+            kv_by_precision[cfg_d.kv_precision] = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+        n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
+        entries.append(("ok", cfg, cfg_d, s, b_max, grid, n_dec, kv_by_precision[cfg_d.kv_precision],
+                        plan.kv_handover_latency_s))
+        works.append(_work(s, grid, isl, osl))
+    ok = [e for e in entries if e[0] == "ok"]
+    v: dict[str, np.ndarray] = {}
+    batch = n_d_all = n_dec_all = np.zeros(0)
+    if ok:
+        sizes = [len(e[5]) for e in ok]
+        comp = _times(_stack(works), f_d, hw_d.hbm_bandwidth_bytes_per_s)
+
+        def per_point(values: list[float]) -> np.ndarray:
+            return np.repeat(np.asarray(values, dtype=float), sizes)
+
+        batch = np.concatenate([e[5] for e in ok])
+        n_d_all = per_point([float(e[2].num_gpus) for e in ok])
+        n_dec_all = per_point([float(e[6]) for e in ok])
+        kv_all = per_point([e[7] for e in ok])
+        v = _plan_core(hw_p, hw_d, cfg_p.num_gpus, None, eff, u_max, prefill, isl, osl, batch,
+                       comp["requests_per_s"], comp["tpot_s"], n_d_all, n_dec_all, kv_all,
+                       per_point([e[8] for e in ok]), costs)
+    keep: list[np.ndarray] = []
+    chosen: list[tuple[ServingConfig, ServingConfig, int, int, int]] = []
+    errors: list[str] = []
+    start = 0
+    for entry in entries:
+        if entry[0] == "raise":
+            raise entry[1]
+        if entry[0] == "error":
+            errors.append(entry[1])
+            continue
+        _, cfg, cfg_d, s, b_max, grid, n_dec, kv, _ = entry
+        idx = np.arange(start, start + len(grid))
+        start += len(grid)
+        if np.any(grid > b_max):
+            _points(s, grid, isl, osl)  # raises, naming the capacity (explicit concurrencies only)
+        over = v["load_d"][idx] > 1.0
+        if np.any(over):
+            message = _nic_message(grid, v["rate"][idx], v["load_d"][idx], kv, n_dec, hw_d, eff)
+            if concurrency is not None:
+                raise ValueError(message)
             # the decode NICs limit the rate: keep the concurrencies they can feed
-            kept = []
-            for b in grid:
-                try:
-                    kept.append(_plan_frame(m, plan, np.asarray([b]), isl, osl, f_d, prefill, costs, True))
-                except ValueError:
-                    break
-            if not kept:
-                errors.append(str(exc))
+            idx = idx[:int(np.argmax(over))]
+            if not len(idx):
+                errors.append(message)
                 continue
-            pts = pd.concat([pd.DataFrame(k) for k in kept], ignore_index=True)
-        n_dec = float(np.asarray(pts["num_decode_gpus"])[0])
-        label = (f"prefill {hw_p.hardware_id} {config_label(cfg_p, m)} + decode {int(n_dec)} x "
-                 f"{hw_d.hardware_id} {config_label(plan.decode.config, m)}"
-                 + (f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
-                    if cfg.mtp_draft_tokens else ""))
-        hw_label = hw_d.hardware_id if hw_p.hardware_id == hw_d.hardware_id else (
-            f"{hw_p.hardware_id}+{hw_d.hardware_id}")
-        frame = curve_rows(
-            m, plan.decode.config, pts, hardware_id=hw_label, hardware_name=hw_label,
-            workload=wl_label, isl_tokens=isl, osl_tokens=osl,
-            note=f"disaggregated roofline projection, {label}", label=label,
-            source="tokenomics.perf.disagg", concurrency=pts["concurrency"] * n_dec / cfg.num_gpus,
-            cache_hit_frac=pts["cache_hit_frac"],
-            theoretical_cache_hit_frac=pts["theoretical_cache_hit_frac"],
-            max_concurrency=float(b_max),
-            capacity_limited=np.asarray(pts["concurrency"]) == b_max,
-            **{c: pts[c] for c in DISAGG_COLUMNS if with_cost or "cost" not in c},
-        )
-        frames.append(frame)
-    if not frames:
+        keep.append(idx)
+        chosen.append((cfg, cfg_d, b_max, n_dec, len(idx)))
+    if not chosen:
         raise ValueError(
             f"no disaggregated plan of {m.model_id} with prefill on {hw_p.hardware_id} and decode on "
             f"{hw_d.hardware_id} serves ISL/OSL {isl:g}/{osl:g}: " + "; ".join(errors[:3])
         )
-    out = curve_frame(frames)
-    if frontier:
-
-        out = pareto_frontier(out, by=None).reset_index(drop=True)
-    return out
+    sel = np.concatenate(keep)
+    sizes = [n for *_, n in chosen]
+    n_dec_sel = n_dec_all[sel]
+    b_maxes = [float(b) for _, _, b, _, _ in chosen]
+    # (max_concurrency is a per-configuration column of its own below)
+    cols = _plan_columns({k: x[sel] for k, x in v.items()}, batch[sel], isl, osl, n_dec_sel, None, prefill,
+                         hw_p.hardware_id, hw_d.hardware_id, cfg_p.label, [c.label for _, c, *_ in chosen],
+                         float(cfg_p.num_gpus), [float(c.num_gpus) for _, c, *_ in chosen],
+                         [kv_by_precision[c.kv_precision] for _, c, *_ in chosen], costs)
+    labels = []
+    for cfg, cfg_d, _, n_dec, _ in chosen:
+        labels.append(
+            f"prefill {hw_p.hardware_id} {config_label(cfg_p, m)} + decode {int(n_dec)} x "
+            f"{hw_d.hardware_id} {config_label(cfg_d, m)}"
+            + (f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
+               if cfg.mtp_draft_tokens else ""))
+    hw_label = hw_d.hardware_id if hw_p.hardware_id == hw_d.hardware_id else f"{hw_p.hardware_id}+{hw_d.hardware_id}"
+    return stacked_curve_rows(
+        m, [c for _, c, *_ in chosen], sizes, cols, hardware_id=hw_label, hardware_name=hw_label,
+        workload=wl_label, isl_tokens=isl, osl_tokens=osl,
+        note=[f"disaggregated roofline projection, {label}" for label in labels], label=labels,
+        source="tokenomics.perf.disagg", concurrency=batch[sel] * n_dec_sel / n_d_all[sel],
+        cache_hit_frac=cols["cache_hit_frac"],
+        theoretical_cache_hit_frac=cols["theoretical_cache_hit_frac"],
+        max_concurrency=b_maxes,
+        capacity_limited=batch[sel] == np.repeat(np.asarray(b_maxes), sizes),
+        **{c: cols[c] for c in DISAGG_COLUMNS if with_cost or "cost" not in c},
+    )
 
 
 def plan_cost_per_mtok(points: pd.DataFrame, utilization_frac: Any = 1.0) -> pd.Series:

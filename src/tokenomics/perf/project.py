@@ -11,6 +11,7 @@ import pandas as pd
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.frontier import pareto_frontier
+from tokenomics.curves.schema import CURVE_COLUMNS
 from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
@@ -21,10 +22,14 @@ from tokenomics.perf.configs import (
     best_practice_precisions,
     config_label,
     curve_frame,
-    curve_rows,
     default_config,
+    stacked_curve_rows,
 )
-from tokenomics.perf.disagg import project_disagg_curve
+from tokenomics.perf.disagg import (
+    DEFAULT_KV_TRANSFER_EFF_FRAC,
+    DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
+    _disagg_rows,
+)
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import (
@@ -64,7 +69,7 @@ def _aggregated_rows(
     band: tuple[float, float],
     *,
     best_practice: bool,
-) -> tuple[list[dict[str, np.ndarray]], dict[str, int]]:
+) -> tuple[dict[str, np.ndarray] | None, dict[str, int]]:
     """Curve rows of every aggregated configuration, all sweeps evaluated in one pass.
 
     Each configuration's factor-independent work is built on its own concurrency grid; the
@@ -94,35 +99,70 @@ def _aggregated_rows(
         kept.append((cfg, b_max, grid))
         works.append(_work(s, grid, isl, osl))
     if not kept:
-        return [], limits
+        return None, limits
     comp = _times(_stack(works), factors, hw.hbm_bandwidth_bytes_per_s)
+    sizes = [len(grid) for _, _, grid in kept]
+    b_maxes = np.repeat(np.asarray([float(b) for _, b, _ in kept]), sizes)
+    grid_all = np.concatenate([grid for _, _, grid in kept])
     bound = np.where(comp["compute_time_s"] > comp["memory_time_s"], "compute", "memory")
-    label_wl = isl_osl_label(isl, osl)
     suffix = (f"{' (best-practice precisions)' if best_practice else ''}; factors: "
               f"{factors.source}; throughput band x{lo:.2f}-x{hi:.2f}")
-    parts = []
-    start = 0
-    for cfg, b_max, grid in kept:
-        sl = slice(start, start + len(grid))
-        start += len(grid)
-        pts = {k: v[sl] for k, v in comp.items()}
-        pts["concurrency"] = grid
-        label = config_label(cfg, m)
-        extra: dict[str, Any] = {
-            BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
-            BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi,
-            "max_concurrency": float(b_max),
-            "capacity_limited": grid == b_max,
-            "bound": bound[sl],
-            "step_time_s": pts["step_time_s"],
-            "factors_source": factors.source,
-        }
-        parts.append(curve_rows(
-            m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=label_wl,
-            isl_tokens=isl, osl_tokens=osl, note=f"roofline projection, {label}{_mtp_label(cfg)}{suffix}",
-            label=label, **extra,
-        ))
-    return parts, limits
+    cfgs_kept = [cfg for cfg, _, _ in kept]
+    labels = [config_label(cfg, m) for cfg in cfgs_kept]
+    extra: dict[str, Any] = {
+        BAND_COLUMNS[0]: comp["throughput_tok_per_s_per_gpu"] * lo,
+        BAND_COLUMNS[1]: comp["throughput_tok_per_s_per_gpu"] * hi,
+        "max_concurrency": [float(b) for _, b, _ in kept],
+        "capacity_limited": grid_all == b_maxes,
+        "bound": bound,
+        "step_time_s": comp["step_time_s"],
+        "factors_source": factors.source,
+    }
+    rows = stacked_curve_rows(
+        m, cfgs_kept, sizes, {**comp, "concurrency": grid_all}, hardware_id=hw.hardware_id,
+        hardware_name=hw.name, workload=isl_osl_label(isl, osl), isl_tokens=isl, osl_tokens=osl,
+        note=[f"roofline projection, {label}{_mtp_label(cfg)}{suffix}"
+              for cfg, label in zip(cfgs_kept, labels, strict=True)],
+        label=labels, **extra,
+    )
+    return rows, limits
+
+
+def _join(agg: dict[str, np.ndarray], dis: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One frame of aggregated and disaggregated rows, as each conformed and then concatenated.
+
+    Equal to ``pd.concat([curve_frame([agg]), d], ignore_index=True)`` where ``d`` is
+    ``curve_frame([dis])`` with the band columns computed from its (``Float64``) throughput
+    column: schema columns in schema order with schema dtypes, then the other columns of
+    ``agg`` and those only ``dis`` has; a column one side lacks is missing there (``NaN``); the
+    band columns are ``Float64``. Each column is typed once.
+    """
+    n_a, n_d = len(agg["kind"]), len(dis["kind"])
+
+    def fill(n: int, like: np.ndarray, dtype: str | None) -> np.ndarray:
+        if dtype == "Float64" or (dtype is None and like.dtype.kind == "f"):
+            return np.full(n, np.nan)
+        return np.full(n, None if dtype is not None else np.nan, dtype=object)
+
+    def both(col: str, dtype: str | None) -> np.ndarray:
+        a, d = agg.get(col), dis.get(col)
+        like = a if a is not None else d
+        assert like is not None
+        return np.concatenate([a if a is not None else fill(n_a, like, dtype),
+                               d if d is not None else fill(n_d, like, dtype)])
+
+    columns: dict[str, Any] = {}
+    for col, (dtype, _) in CURVE_COLUMNS.items():
+        if col in agg or col in dis:
+            columns[col] = pd.array(both(col, dtype), dtype=dtype)
+        else:
+            columns[col] = pd.array([pd.NA] * (n_a + n_d), dtype=dtype)
+    for col in [*agg, *(c for c in dis if c not in agg)]:
+        if col in CURVE_COLUMNS:
+            continue
+        values = both(col, None)
+        columns[col] = pd.array(values, dtype="Float64") if col in BAND_COLUMNS else values
+    return pd.DataFrame(columns, index=pd.RangeIndex(n_a + n_d), copy=False)
 
 
 _SEARCHED: dict[tuple[int, int], tuple[Model, Hardware, tuple[ServingConfig, ...]]] = {}
@@ -296,29 +336,32 @@ def project_curve(
     cfgs = _configs(configs, m, hw)
     if full:
         cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
-    parts, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
+    rows, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
                                      best_practice=configs is None)
-    if not parts:
+    if rows is None:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds even one sequence of "
             f"ISL/OSL {isl_tokens:g}/{osl_tokens:g}: max_concurrency={limits}"
         )
-    out = curve_frame(parts)
     skipped = None
+    dis = None
     if full:
         try:
-            dis = project_disagg_curve(m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens,
-                                       concurrency=concurrency, factors=factors, with_cost=False)
+            dis = _disagg_rows(
+                m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens, cached_tokens=0.0,
+                theoretical_hit_frac=None, concurrency=concurrency, prefill_config=None, decode_configs_=None,
+                num_decode_gpus=None, prefill_max_utilization_frac=DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
+                kv_transfer_eff_frac=DEFAULT_KV_TRANSFER_EFF_FRAC, tco_usd_per_gpu_hour=None, factors=factors,
+                speculative=True, with_cost=False, workload=None)
         except ValueError as exc:
             skipped = str(exc)
         else:
-            dis["note"] = (dis["note"] + f" (best-practice precisions); factors: {factors.source}; "
-                           f"throughput band x{lo:.2f}-x{hi:.2f}")
+            dis["note"] = dis["note"] + (f" (best-practice precisions); factors: {factors.source}; "
+                                         f"throughput band x{lo:.2f}-x{hi:.2f}")
             dis[BAND_COLUMNS[0]] = dis["throughput_tok_per_s_per_gpu"] * lo
             dis[BAND_COLUMNS[1]] = dis["throughput_tok_per_s_per_gpu"] * hi
-            dis["factors_source"] = factors.source
-            # both frames are conformed (schema columns first, same dtypes): so is their union
-            out = pd.concat([out, dis], ignore_index=True)
+            dis["factors_source"] = np.full(len(dis["note"]), factors.source, dtype=object)
+    out = curve_frame([rows]) if dis is None else _join(rows, dis)
     if frontier:
         out = pareto_frontier(out, by=None).reset_index(drop=True)
     out.attrs["max_concurrency"] = limits

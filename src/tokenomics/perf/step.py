@@ -503,16 +503,20 @@ class _Work:
 
 def _stack(works: list[_Work]) -> _Work:
     """Concatenate sweeps into one, broadcasting per-sweep scalars to per-point arrays."""
-    names = list(_Work.__dataclass_fields__)
     sizes = [len(w.batch) for w in works]
     values: dict[str, Any] = {}
-    for name in names:
-        parts = [
-            np.broadcast_to(np.asarray(getattr(w, name), dtype=float), (n,))
-            for w, n in zip(works, sizes, strict=True)
-        ]
-        values[name] = np.concatenate(parts)
+    for name in _WORK_FIELDS:
+        parts = [getattr(w, name) for w in works]
+        if any(isinstance(p, np.ndarray) and p.ndim for p in parts):
+            values[name] = np.concatenate([
+                np.broadcast_to(np.asarray(p, dtype=float), (n,)) for p, n in zip(parts, sizes, strict=True)
+            ])
+        else:  # one scalar per sweep
+            values[name] = np.repeat(np.asarray(parts, dtype=float), sizes)
     return _Work(**values)
+
+
+_WORK_FIELDS: tuple[str, ...] = tuple(_Work.__dataclass_fields__)
 
 
 def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -668,9 +672,6 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
     routed = tokens * 2.0 * a.moe_layers * a.active_experts * a.expert_params / n
     linear = linear + routed * (_ep_token_imbalance(s, tokens) - 1.0)
     attn = tokens * _attn_flop_per_token(s, context) / n
-    comm, count, _ = _comm_work(s, tokens)
-    op_comm, _, op_lat = _comm_work(s, tokens, measured=True)
-    lin_flop_s, lin_s = _gemm_times(s, tokens)
     # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs, or only the
     # uncached tokens' pairs when a prefix of `cached` tokens hits the prefix cache
     u, pairs, win_pairs, cached_read = _cached_prefill(s, isl, cached)
@@ -678,9 +679,17 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
     p_linear = a.linear_flop_per_token * u
     scalar = np.ndim(cached) == 0
     p_tokens = np.atleast_1d(np.asarray(u, dtype=float))
-    p_comm_arr, p_count, _ = _comm_work(s, p_tokens)
-    op_p_comm, _, op_p_lat = _comm_work(s, p_tokens, measured=True)
-    p_flop_s, p_lin_s = _gemm_times(s, p_tokens)
+    # the links and GEMMs of the decode steps and of the prefills, element-wise in one pass
+    # (the collective counts and latencies depend on the configuration only)
+    k, shape = np.size(tokens), np.shape(tokens)
+    both = np.concatenate([np.ravel(tokens).astype(float), p_tokens])
+    comm_both, count, _ = _comm_work(s, both)
+    op_comm_both, _, op_lat = _comm_work(s, both, measured=True)
+    flop_both, lin_both = _gemm_times(s, both)
+    comm, op_comm = comm_both[:k].reshape(shape), op_comm_both[:k].reshape(shape)
+    lin_flop_s, lin_s = flop_both[:k].reshape(shape), lin_both[:k].reshape(shape)
+    p_comm_arr, op_p_comm, p_flop_s, p_lin_s = comm_both[k:], op_comm_both[k:], flop_both[k:], lin_both[k:]
+    p_count, op_p_lat = count, op_lat
     p_attn_s = p_attn / n / (s.peak_attn * s.attn_eff)
 
     def one(x: np.ndarray) -> Any:
