@@ -507,9 +507,8 @@ def _plan_core(hw_p: Hardware, hw_d: Hardware, n_p: int, fixed: int | None, eff:
 
     ``rate_rep`` and ``tpot`` are one decode replica's requests/s and TPOT at ``batch``;
     ``n_d`` (replica size), ``n_dec`` (decode pool size), ``kv`` (bytes per request) and ``t_h``
-    (handover latency) are
-    scalars or one value per point (several decode configurations stacked); ``fixed`` is the
-    prefill pool size when given. Nothing is checked here: ``kv_transfer_load_frac`` above 1
+    (handover latency) are scalars or one value per point (several decode configurations
+    stacked); ``fixed`` is the prefill pool size when given. Nothing is checked here: ``kv_transfer_load_frac`` above 1
     and ``need`` above the fixed pool's replicas are the callers' errors.
     """
     bw_p: Any = _scaleout_bytes_per_s(hw_p, "prefill")
