@@ -9,9 +9,14 @@ Measured points (all throughputs are input + output tokens/s per GPU of both poo
   decode engine's batch limit; ``inferencex_disagg_recipes.csv`` (beside this script) transcribes
   those recipes with their source. Each recipe is projected as a closed loop of its fixed pools
   at its benchmark concurrencies (:func:`~tokenomics.perf.disagg.closed_loop_points`: Little's law
-  with prefill queueing and decode slots), with the default pool efficiencies (the bundled
-  calibration; a sensitivity line repeats the InferenceX points with the decode pools at measured
-  kernel rates, :func:`~tokenomics.perf.disagg.decode_pool_factors`).
+  with prefill queueing and decode slots). Decode pools of recipes that ran TensorRT-LLM
+  (``dynamo-trt``) on hardware with measured operator tables run at those kernel rates
+  (:func:`~tokenomics.perf.disagg.decode_pool_factors`): the tables are TensorRT-LLM 1.3.0rc20
+  kernel latencies (NVIDIA AIConfigurator), and such a pool runs pure decode steps, while the
+  bundled calibration is fitted mostly to aggregated serving. Every other pool (SGLang, vLLM,
+  MoRI on MI355X; hardware without measured tables) and every prefill pool keeps the bundled
+  calibration. Two sensitivity lines repeat the InferenceX points with every decode pool at the
+  calibration and at kernel rates.
 
   - rows with a measured concurrency: the recipe whose concurrency list holds it (of the same
     hardware, model, precision, framework, ISL/OSL and MTP setting where stated). Where several
@@ -65,6 +70,7 @@ from tokenomics.perf.disagg import (
     decode_pool_factors,
     project_disagg_curve,
 )
+from tokenomics.perf.operators import operator_table
 from tokenomics.precision import canonical_precision
 
 GOAL_MEDIAN_ABS_ERROR_FRAC = 0.25
@@ -73,6 +79,11 @@ RAW = REPO.parent / "shared" / "data" / "inferencemax" / "multinode_disagg_raw_g
 WORKLOADS = {"1k/1k": (1024.0, 1024.0), "8k/1k": (8192.0, 1024.0)}
 
 RECIPES_CSV = Path(__file__).with_name("inferencex_disagg_recipes.csv")
+KERNEL_ENGINE = "dynamo-trt"
+"""Framework whose kernels the operator tables measured (TensorRT-LLM, served by Dynamo)."""
+RATES = ("engine", "calibration", "kernel")
+"""Decode-pool efficiencies: kernel rates where the engine's kernels were measured (headline),
+the bundled calibration everywhere, or kernel rates everywhere."""
 
 
 @functools.cache
@@ -154,13 +165,19 @@ SKIPPED: dict[str, str] = {}
 """Recipes the model cannot run (a pool whose weights do not fit, as the catalog counts them)."""
 
 
+def kernel_rates_apply(framework: str, hardware_id: str) -> bool:
+    """Whether a decode pool runs at the measured kernel rates under the headline rule."""
+    return framework == KERNEL_ENGINE and hardware_id in set(operator_table()["hardware_id"])
+
+
 @functools.cache
-def _recipe_points(index: int, kernel_rates: bool = False) -> pd.DataFrame:
+def _recipe_points(index: int, rates: str = "engine") -> pd.DataFrame:
     """Closed loop of one recipe at each of its concurrencies (empty if a pool does not fit)."""
     r = recipes().loc[index]
     plan, batch = _recipe_plan(r)
     conc = [float(c) for c in str(r["concurrency"]).split()]
-    decode = decode_pool_factors(r["hardware_id"]) if kernel_rates else None
+    kernel = rates == "kernel" or (rates == "engine" and kernel_rates_apply(r["framework"], r["hardware_id"]))
+    decode = decode_pool_factors(r["hardware_id"]) if kernel else None
     try:
         pts = closed_loop_points(str(r["model_id"]), plan, conc, isl_tokens=float(r["isl_tokens"]),
                                  osl_tokens=float(r["osl_tokens"]), max_batch_per_replica=batch,
@@ -184,7 +201,7 @@ def _candidates(row: pd.Series, spec: str) -> pd.DataFrame:
     return same[[_recipe_unusable(r) is None for _, r in same.iterrows()]]
 
 
-def _at_concurrency(row: pd.Series, cands: pd.DataFrame, kernel_rates: bool = False) -> dict[str, object] | None:
+def _at_concurrency(row: pd.Series, cands: pd.DataFrame, rates: str = "engine") -> dict[str, object] | None:
     """Project a row at the recipe that ran its concurrency (Little's-law GPU count, then nearest TPOT)."""
     conc = float(row["concurrency"])
     hits = cands[[conc in [float(c) for c in str(x).split()] for x in cands["concurrency"]]]
@@ -198,7 +215,7 @@ def _at_concurrency(row: pd.Series, cands: pd.DataFrame, kernel_rates: bool = Fa
     hits = hits[(sizes - gpus).abs() == (sizes - gpus).abs().min()]
     best: dict[str, object] | None = None
     for i in hits.index:
-        pts = _recipe_points(int(i), kernel_rates)
+        pts = _recipe_points(int(i), rates)
         if pts.empty:
             continue
         p = pts[pts["concurrency"] == conc].iloc[0]
@@ -210,9 +227,9 @@ def _at_concurrency(row: pd.Series, cands: pd.DataFrame, kernel_rates: bool = Fa
     return best
 
 
-def _envelope_at(cands: pd.DataFrame, x: float, kernel_rates: bool = False) -> tuple[float, str]:
+def _envelope_at(cands: pd.DataFrame, x: float, rates: str = "engine") -> tuple[float, str]:
     """Throughput of the recipes' projected envelope at interactivity ``x`` (NaN above its reach)."""
-    pts = pd.concat([_recipe_points(int(i), kernel_rates) for i in cands.index], ignore_index=True)
+    pts = pd.concat([_recipe_points(int(i), rates) for i in cands.index], ignore_index=True)
     if pts.empty:
         return float("nan"), ""
     ok = pts[pts["interactivity_tok_per_s_per_user"] >= x]
@@ -260,12 +277,16 @@ def _dominated(pts: pd.DataFrame) -> dict[int, str]:
     return found
 
 
-def inferencex_rows(kernel_rates: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def inferencex_rows(rates: str = "engine") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Return the matched InferenceX rows with their errors, the recipe details and the rows left out.
 
-    ``kernel_rates`` prices the decode pools with :func:`~tokenomics.perf.disagg.decode_pool_factors`
-    (a sensitivity run; the headline uses the defaults).
+    ``rates`` (one of :data:`RATES`) says which decode pools run at
+    :func:`~tokenomics.perf.disagg.decode_pool_factors`: ``"engine"`` (the headline) those of
+    TensorRT-LLM recipes on hardware with measured tables, ``"kernel"`` all, ``"calibration"``
+    none.
     """
+    if rates not in RATES:
+        raise ValueError(f"rates={rates!r} must be one of {RATES}")
     pts = pd.read_csv(REPO / "data" / "curves" / "measured_points.csv")
     dis = pts[pts["disaggregated"].astype("boolean").fillna(False)]
     dominated = _dominated(pts)
@@ -298,7 +319,7 @@ def inferencex_rows(kernel_rates: bool = False) -> tuple[pd.DataFrame, pd.DataFr
         meas = float(row["throughput_tok_per_s_per_gpu"])
         x = float(row["interactivity_tok_per_s_per_user"])
         cands = _candidates(row, spec)
-        exact = (_at_concurrency(row, cands, kernel_rates) if pd.notna(row["concurrency"]) and not cands.empty
+        exact = (_at_concurrency(row, cands, rates) if pd.notna(row["concurrency"]) and not cands.empty
                  else None)
         if exact is not None:
             proj = float(exact["projected_tok_per_s_per_gpu"])  # type: ignore[arg-type]
@@ -307,7 +328,7 @@ def inferencex_rows(kernel_rates: bool = False) -> tuple[pd.DataFrame, pd.DataFr
             details.append({"hardware_id": row["hardware_id"], "workload": row["workload"],
                             "precision": row["precision"], "concurrency": row["concurrency"], **exact})
         elif not cands.empty:
-            proj, _ = _envelope_at(cands, x, kernel_rates)
+            proj, _ = _envelope_at(cands, x, rates)
             match = f"envelope of {len(cands)} recipes, closed loop"
         else:
             limit = _ep_limit(row["note"])
@@ -470,14 +491,19 @@ def main() -> None:
     print(search.round(3).to_string(index=False))
     print(f"default search: median abs error {100 * search['error_frac'].abs().median():.1f} %, signed median "
           f"{100 * search['error_frac'].median():+.1f} % (n={len(search)})")
-    alt = inferencex_rows(kernel_rates=True)[0]
-    e = alt["error_frac"].abs()
-    rec = alt["match"].str.startswith("recipe")
     print()
-    print("Sensitivity, not in the headline: decode pools at measured kernel rates (decode_pool_factors):")
-    print(f"  recipe points: median abs error {100 * e[rec].median():.1f} %, signed "
-          f"{100 * alt['error_frac'][rec].median():+.1f} % (n={int(rec.sum())}); all InferenceX points: "
-          f"{100 * e.median():.1f} % (n={len(e)})")
+    print("Decode pools at measured kernel rates (decode_pool_factors) in the headline: "
+          + ", ".join(sorted({f"{h} {w}" for h, w, f in zip(ix["hardware_id"], ix["workload"], ix["framework"],
+                                                            strict=True) if kernel_rates_apply(f, h)})))
+    for rates, what in (("calibration", "every decode pool at the bundled calibration"),
+                        ("kernel", "every decode pool at measured kernel rates")):
+        alt = inferencex_rows(rates)[0]
+        e = alt["error_frac"].abs()
+        rec = alt["match"].str.startswith("recipe")
+        print(f"Sensitivity, not in the headline: {what}:")
+        print(f"  recipe points: median abs error {100 * e[rec].median():.1f} %, signed "
+              f"{100 * alt['error_frac'][rec].median():+.1f} % (n={int(rec.sum())}); all InferenceX points: "
+              f"{100 * e.median():.1f} % (n={len(e)})")
     kept_raw = raw[raw["left_out"] == ""] if not raw.empty else raw
     allp = pd.concat([ix, kept_raw], ignore_index=True)
     err = allp["error_frac"].abs().to_numpy(dtype=float)
