@@ -509,8 +509,10 @@ def _stack(works: list[_Work]) -> _Work:
         parts = [getattr(w, name) for w in works]
         if any(isinstance(p, np.ndarray) and p.ndim for p in parts):
             values[name] = np.concatenate([
-                np.broadcast_to(np.asarray(p, dtype=float), (n,)) for p, n in zip(parts, sizes, strict=True)
-            ])
+                p if isinstance(p, np.ndarray) and p.shape == (n,)
+                else np.broadcast_to(np.asarray(p, dtype=float), (n,))
+                for p, n in zip(parts, sizes, strict=True)
+            ], dtype=float)
         else:  # one scalar per sweep
             values[name] = np.repeat(np.asarray(parts, dtype=float), sizes)
     return _Work(**values)
@@ -616,7 +618,10 @@ def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, 
     else:
         win_pairs = 0.0
     # context must be > 0 for the KV formula: read 0 bytes where nothing is cached
-    read = np.where(c > 0, kv_cache_bytes_per_sequence(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
+    if np.all(c == 0.0):
+        read = np.zeros_like(c)
+    else:
+        read = np.where(c > 0, kv_cache_bytes_per_sequence(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
     read_bytes = read / (_kv_divisor(s) * s.cfg.pp)
     if np.ndim(cached) == 0:
         return float(u), float(pairs), float(np.asarray(win_pairs)), float(read_bytes)
