@@ -287,7 +287,8 @@ def decode_pool_factors(hardware: Hardware | str) -> RooflineFactors:
     compute efficiency is fitted to mostly aggregated serving, where every step also carries
     chunked prefill (the prefill-decoding interference of DistServe, Zhong et al., OSDI 2024,
     arXiv:2401.09670). An option to pass as ``decode_factors`` / ``factors``; the defaults stay
-    the calibration's (``benchmarks/validate_disagg.py`` prints the validation under both).
+    the calibration's (``benchmarks/validate_disagg.py`` uses them for recipes that ran
+    TensorRT-LLM, whose kernels the operator tables measured, and prints both uniform choices).
 
     Parameters
     ----------
