@@ -475,3 +475,15 @@ def test_stacked_decode_search_equals_one_plan_at_a_time(model: str, hardware: s
             with pytest.raises(ValueError, match="decode pool of"):
                 plan_points(m, plan, [nxt], **args)  # type: ignore[arg-type]
     assert capped > 0 if "osl_tokens" in kw else capped == 0
+
+
+def test_default_search_takes_the_handover_latency() -> None:
+    kw: dict[str, object] = {"isl_tokens": 8192.0, "osl_tokens": 1024.0, "speculative": False, "factors": FACTORS,
+                             "tco_usd_per_gpu_hour": 2.0}
+    base = project_disagg_curve("deepseek-r1", "b200", "b200", **kw)  # type: ignore[arg-type]
+    fast = project_disagg_curve("deepseek-r1", "b200", "b200", kv_handover_latency_s=0.036, **kw)  # type: ignore[arg-type]
+    assert np.allclose(base["ttft_median_s"] - fast["ttft_median_s"], 0.168 - 0.036)
+    assert np.allclose(fast["kv_handover_s"], 0.036)
+    assert np.allclose(base["throughput_tok_per_s_per_gpu"], fast["throughput_tok_per_s_per_gpu"])
+    with pytest.raises(ValueError, match="kv_handover_latency_s"):
+        project_disagg_curve("deepseek-r1", "b200", "b200", kv_handover_latency_s=36.0, **kw)  # type: ignore[arg-type]

@@ -988,6 +988,7 @@ def project_disagg_curve(
     num_decode_gpus: int | None = None,
     prefill_max_utilization_frac: float = DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
     kv_transfer_eff_frac: float = DEFAULT_KV_TRANSFER_EFF_FRAC,
+    kv_handover_latency_s: float = DEFAULT_KV_HANDOVER_LATENCY_S,
     tco_usd_per_gpu_hour: float | dict[str, float] | None = None,
     factors: RooflineFactors | None = None,
     speculative: bool = True,
@@ -1028,7 +1029,7 @@ def project_disagg_curve(
         Decode replicas (default: :func:`decode_configs`).
     num_decode_gpus : int, optional
         Decode pool size (default: one system of the decode hardware in whole replicas).
-    prefill_max_utilization_frac, kv_transfer_eff_frac : float
+    prefill_max_utilization_frac, kv_transfer_eff_frac, kv_handover_latency_s : float
         See :class:`ServingPlan`.
     tco_usd_per_gpu_hour : float, dict or None
         Pool TCOs (see :func:`plan_points`).
@@ -1069,6 +1070,7 @@ def project_disagg_curve(
         cached_tokens=cached_tokens, theoretical_hit_frac=theoretical_hit_frac, concurrency=concurrency,
         prefill_config=prefill_config, decode_configs_=decode_configs_, num_decode_gpus=num_decode_gpus,
         prefill_max_utilization_frac=prefill_max_utilization_frac, kv_transfer_eff_frac=kv_transfer_eff_frac,
+        kv_handover_latency_s=kv_handover_latency_s,
         tco_usd_per_gpu_hour=tco_usd_per_gpu_hour, factors=factors, speculative=speculative, with_cost=with_cost,
         workload=workload,
     )
@@ -1095,6 +1097,7 @@ def _disagg_rows(
     kv_transfer_eff_frac: float,
     tco_usd_per_gpu_hour: float | dict[str, float] | None,
     factors: RooflineFactors | None,
+    kv_handover_latency_s: float = DEFAULT_KV_HANDOVER_LATENCY_S,
     speculative: bool,
     with_cost: bool,
     workload: Workload | str | None,
@@ -1153,6 +1156,7 @@ def _disagg_rows(
                 decode=Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus),
                 prefill_max_utilization_frac=prefill_max_utilization_frac,
                 kv_transfer_eff_frac=kv_transfer_eff_frac,
+                kv_handover_latency_s=kv_handover_latency_s,
             )
         except Exception as exc:  # raised where one plan at a time would raise it
             entries.append(("raise", exc))
