@@ -2,16 +2,17 @@
 
 ``--dist loadgroup`` (pyproject.toml) hands tests to the workers one at a time, except that
 the tests of a module declaring a module- or session-scoped fixture (a calibration, a written
-report, a built wheel) form one unit, so that the fixture is computed once rather than once per
-worker, and the cases of a parametrised test go in batches (outside modules with slow tests).
-Units are found from the module's source: the controller has only test ids (and pytest-xdist's
-own ``xdist_group`` marks do not reach it under pytest 9.2). Worker-side, slow tests are put
-first (``conftest.pytest_collection_modifyitems``), so that the long units start early and the
-workers finish together.
+report, a built wheel, a notebook kernel) form one unit, so that the fixture is computed once
+rather than once per worker, and the cases of a parametrised test go in batches (outside modules
+with slow tests). Units are found from the module's source: the controller has only test ids (and
+pytest-xdist's own ``xdist_group`` marks do not reach it under pytest 9.2). Units holding a test
+marked slow go first (the longest work starts first, so that the workers finish together), then
+the others, largest first (:func:`order`).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from pathlib import Path
@@ -36,6 +37,41 @@ def has_slow_tests(module: str) -> bool:
     return path.suffix == ".py" and path.is_file() and "mark.slow" in path.read_text(encoding="utf-8")
 
 
+def _is_slow_mark(node: ast.expr) -> bool:
+    """Whether a decorator or ``pytestmark`` entry is ``pytest.mark.slow`` (called or not)."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Attribute) and target.attr == "slow"
+
+
+@functools.cache
+def slow_tests(module: str) -> frozenset[str] | None:
+    """Return the names of the test functions of ``module`` marked slow; None when all of them are.
+
+    Read from the module's source: a ``@pytest.mark.slow`` decorator of a function or class (a
+    class's name stands for its tests), or a module-level ``pytestmark`` holding it (None).
+    """
+    if not has_slow_tests(module):
+        return frozenset()
+    tree = ast.parse((REPO / module).read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            marks = node.value.elts if isinstance(node.value, ast.List | ast.Tuple) else [node.value]
+            if any(_is_slow_mark(m) for m in marks):
+                return None
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and any(
+                _is_slow_mark(d) for d in node.decorator_list):
+            names.add(node.name)
+    return frozenset(names)
+
+
+def is_slow(nodeid: str) -> bool:
+    """Return whether the test ``nodeid`` is marked slow (by its function, class or module)."""
+    module, _, rest = nodeid.partition("::")
+    names = slow_tests(module)
+    return names is None or rest.split("[", 1)[0].split("::", 1)[0] in names
+
+
 BATCH = 40
 """Cases of one parametrised test sent to a worker together (fewer messages for catalog-row checks)."""
 
@@ -57,10 +93,24 @@ def scopes(nodeids: list[str]) -> dict[str, str]:
     return out
 
 
+def order(units: dict[str, list[str]]) -> list[str]:
+    """Return the units in the order they are handed out, the longest likely first.
+
+    Units holding a slow test first, those of a shared fixture (a kernel, a wheel, a report
+    built for a browser) before single slow tests; then the others, largest first.
+    """
+    def key(unit: str) -> tuple[bool, bool, int]:
+        tests = units[unit]
+        return not any(is_slow(t) for t in tests), "::" in unit, -len(tests)
+
+    return sorted(units, key=key)
+
+
 class SharedFixtureScheduling(LoadScopeScheduling):
-    """Units of :func:`scopes`, largest first: a shared fixture is computed once, on one worker."""
+    """Units of :func:`scopes` in the :func:`order`: a shared fixture is computed once, on one worker."""
 
     _scopes: dict[str, str] | None = None
+    _ordered = False
 
     def schedule(self) -> None:
         if self._scopes is None and self.collection_is_completed and self.registered_collections:
@@ -69,3 +119,11 @@ class SharedFixtureScheduling(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         return (self._scopes or {}).get(nodeid, nodeid)
+
+    def _assign_work_unit(self, node: object) -> None:
+        if not self._ordered:  # the first hand-out: the queue is complete
+            self._ordered = True
+            queue = {unit: list(tests) for unit, tests in self.workqueue.items()}
+            for unit in order(queue):
+                self.workqueue.move_to_end(unit)
+        super()._assign_work_unit(node)  # type: ignore[arg-type]

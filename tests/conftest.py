@@ -6,25 +6,38 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import matplotlib
 import pytest
-from hypothesis import settings
-
-import tokenomics
-
-matplotlib.use("Agg")
-
-# Hypothesis profiles, chosen with HYPOTHESIS_PROFILE (default "dev"; "ci" where CI is set):
-# dev explores new examples on every run; ci replays the same ones (a failure there is
-# reproducible); thorough runs ten times the examples of every property
-# (tests/properties/strategies.py: ``examples``), for a search before a release.
-settings.register_profile("dev", deadline=None)
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-settings.register_profile("thorough", deadline=None, max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+
+def _distributes(config: pytest.Config) -> bool:
+    """Return whether this process is the pytest-xdist controller (it runs no test)."""
+    return not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no" \
+        and bool(config.getoption("tx", None))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Set up the processes that run tests: matplotlib's Agg backend, the hypothesis profile.
+
+    Hypothesis profiles, chosen with HYPOTHESIS_PROFILE (default "dev"; "ci" where CI is set):
+    dev explores new examples on every run; ci replays the same ones (a failure there is
+    reproducible); thorough runs ten times the examples of every property
+    (tests/properties/strategies.py: ``examples``), for a search before a release. The
+    pytest-xdist controller skips this (and so never imports matplotlib or tokenomics): its
+    start-up is spent before any worker starts.
+    """
+    if _distributes(config):
+        return
+    import matplotlib
+    from hypothesis import settings
+
+    matplotlib.use("Agg")
+    settings.register_profile("dev", deadline=None)
+    settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+    settings.register_profile("thorough", deadline=None, max_examples=1000)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture
@@ -47,6 +60,8 @@ def shared_data(shared_dir: Path) -> Path:
 @pytest.fixture
 def clean_catalogs() -> Iterator[None]:
     """Drop user-added catalog files before and after a test."""
+    import tokenomics
+
     tokenomics.reset_catalogs()
     yield
     tokenomics.reset_catalogs()

@@ -71,3 +71,11 @@ def test_published_tiers() -> None:
     peak = tk.price("deepseek-v4.1-flash")
     assert off.output_usd_per_mtok == peak.output_usd_per_mtok / 2 == 0.60
     assert tk.price("deepseek-v4.1-flash", price_tier="offpeak") == off  # spelling variants
+
+
+@pytest.mark.parametrize(("name", "model_id"), NAMES[:3])
+def test_matching_ids_agrees_with_resolve_and_never_raises_for_a_name(name: str, model_id: str) -> None:
+    assert tk.catalog.matching_ids("model_index", name) == {model_id}
+    assert tk.catalog.matching_ids("model_index", f"{name} no such variant") == set()
+    with pytest.raises(KeyError, match="no such variant"):
+        tk.catalog.resolve_model_id(f"{name} no such variant")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import tokenomics as tk
@@ -44,7 +45,9 @@ def test_throughput_never_rises_with_interactivity(model, hw, wl, mode):
     assert np.isfinite(y).all()
     assert (np.diff(y) <= 1e-9 * y[:-1]).all()
     # every row kind is one of the documented ones; measured knots keep their configuration columns
-    assert {curve_kind_at(curve, x) for x in xs} <= {"measured", "anchored", "projected"}
+    kinds = curve_kind_at(curve, xs)
+    assert set(kinds) <= {"measured", "anchored", "projected"}
+    assert kinds[::20].tolist() == [curve_kind_at(curve, float(x)) for x in xs[::20]]  # array read = scalar reads
     meas = points[points["kind"] == "measured"]
     assert meas["precision"].notna().all()
     # the lazy per-interactivity curve reads the same throughput as the whole curve
@@ -141,6 +144,24 @@ def test_never_measured_offload_mode_is_anchored_to_a_measured_mode():
     assert ssd["throughput_low_tok_per_s_per_gpu"] < ssd["throughput_tok_per_s_per_gpu"]
     assert np.isnan(dram["throughput_low_tok_per_s_per_gpu"])
     assert np.isnan(dram["anchor_ratio"])
+
+
+def test_curve_kind_at_reads_arrays_and_series_like_scalars():
+    curve, points = reference_curve("deepseek-r1", "b200", workload="8k/1k")
+    assert curve.kind == "mixed"
+    meas = points.loc[points["kind"] == "measured", X]
+    lo, hi = float(meas.min()), float(meas.max())
+    xs = np.array([lo / 2, lo, np.sqrt(lo * hi), hi, 2 * hi, np.nan])
+    expected = ["anchored", "measured", "measured", "measured", "anchored", "anchored"]  # measured ends inclusive
+    assert curve_kind_at(curve, xs).tolist() == expected
+    assert [curve_kind_at(curve, float(x)) for x in xs] == expected
+    assert isinstance(curve_kind_at(curve, lo), str)
+    series = curve_kind_at(curve, pd.Series(xs, index=list("abcdef")))
+    assert list(series.index) == list("abcdef")
+    assert series.tolist() == expected
+    assert curve_kind_at(curve, xs.reshape(2, 3)).shape == (2, 3)
+    projected, _ = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
+    assert curve_kind_at(projected, xs).tolist() == ["projected"] * len(xs)
 
 
 def test_unmeasured_system_is_projected():

@@ -32,6 +32,7 @@ from tokenomics.catalog._registry import (
     TABLES,
     data_dir,
     entity_rows,
+    matching_ids,
     require_rows,
     resolve,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "data_dir",
     "hardware",
     "hardware_table",
+    "matching_ids",
     "model",
     "model_table",
     "parameter_problem",

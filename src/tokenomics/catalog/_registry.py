@@ -240,6 +240,38 @@ class Registry:
 REGISTRY = Registry()
 
 
+def matching_ids(table: str, name: object) -> set[str]:
+    """Return the ids in an index table that ``name`` matches (id or alias, case/punctuation-insensitive).
+
+    Parameters
+    ----------
+    table : str
+        Index table name, e.g. ``"hardware_index"``.
+    name : object
+        The name to look up.
+
+    Returns
+    -------
+    set of str
+        No id (unknown), one (resolved) or several (an ambiguous alias); never raises for a name
+        (for a caller trying several spellings of one name).
+
+    Raises
+    ------
+    KeyError
+        If ``table`` is not an index table.
+
+    Examples
+    --------
+    >>> matching_ids("hardware_index", "GB200 NVL72")
+    {'gb200-nvl72'}
+    >>> matching_ids("hardware_index", "no such system")
+    set()
+    """
+    lookup, _ = REGISTRY.lookup(table)
+    return set(lookup.get(normalize_name(str(name)), ()))
+
+
 def resolve(table: str, name: object, kind: str) -> str:
     """Return the id in an index table matching ``name`` (id or alias, case/punctuation-insensitive).
 
@@ -262,12 +294,12 @@ def resolve(table: str, name: object, kind: str) -> str:
     KeyError
         If nothing matches or an alias is ambiguous; the message lists close valid names.
     """
-    lookup, names = REGISTRY.lookup(table)
-    hits = lookup.get(normalize_name(str(name)), set())
+    hits = matching_ids(table, name)
     if len(hits) == 1:
         return next(iter(hits))
     if len(hits) > 1:
         raise KeyError(f"{kind} name {name!r} is ambiguous: matches {sorted(hits)}")
+    _, names = REGISTRY.lookup(table)
     frame = REGISTRY.frame(table)
     raise unknown_name_error(kind, name, names, ids=frame[TABLES[table].keys[0]].astype(str))
 

@@ -151,7 +151,7 @@ def reference_curve(
     return curve, curve.points
 
 
-def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> str:
+def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any) -> Any:
     """Return what a curve's throughput is at an interactivity: one of :data:`CURVE_KINDS` (or its kind).
 
     A ``"mixed"`` curve of :func:`reference_curve` is ``"measured"`` within its measured knots'
@@ -161,23 +161,36 @@ def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: floa
     ----------
     curve : ThroughputCurve
         A curve.
-    interactivity_tok_per_s_per_user : float
+    interactivity_tok_per_s_per_user : float, array_like or pandas.Series
         Where it is read [tok/s/user].
 
     Returns
     -------
-    str
-        ``curve.kind`` for a single-kind curve, else "measured" or "anchored".
+    str, numpy.ndarray or pandas.Series
+        ``curve.kind`` for a single-kind curve, else "measured" or "anchored": a str for a
+        scalar, an object array of the input's shape for an array, a Series (the input's index)
+        for a Series.
+
+    Examples
+    --------
+    >>> curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
+    >>> set(curve_kind_at(curve, [10.0, 50.0, 200.0])) <= {"measured", "anchored", "projected"}
+    True
     """
-    if curve.kind != "mixed":
-        return curve.kind
-    pts = curve.points
-    kinds = pts["kind"].astype(str) if "kind" in pts.columns else pd.Series("measured", index=pts.index)
-    mx = pts.loc[kinds == "measured", _X].to_numpy(dtype=float)
-    if mx.size == 0:
-        return "anchored" if (kinds == "anchored").all() else curve.kind
-    x = float(interactivity_tok_per_s_per_user)
-    return "measured" if mx.min() <= x <= mx.max() else "anchored"
+    x = interactivity_tok_per_s_per_user
+    values = np.asarray(x.to_numpy(dtype=float) if isinstance(x, pd.Series) else x, dtype=float)
+    kind = np.full(values.shape, curve.kind, dtype=object)
+    if curve.kind == "mixed":
+        pts = curve.points
+        kinds = pts["kind"].astype(str) if "kind" in pts.columns else pd.Series("measured", index=pts.index)
+        mx = pts.loc[kinds == "measured", _X].to_numpy(dtype=float)
+        if mx.size == 0:
+            kind[...] = "anchored" if (kinds == "anchored").all() else curve.kind
+        else:
+            kind = np.where((mx.min() <= values) & (values <= mx.max()), "measured", "anchored").astype(object)
+    if isinstance(x, pd.Series):
+        return pd.Series(kind, index=x.index, name=x.name)
+    return str(kind) if kind.ndim == 0 else kind
 
 
 def anchor_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, str | None]:

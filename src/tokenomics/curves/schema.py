@@ -11,10 +11,12 @@ included). Interactivity is output tokens per second seen by one user, ``1 / TPO
 
 from __future__ import annotations
 
-from typing import Final
+import copy
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import pandas_dtype
 
 CURVE_COLUMNS: Final[dict[str, tuple[str, str]]] = {
     # identity ---------------------------------------------------------------------------------
@@ -82,6 +84,8 @@ CURVE_COLUMNS: Final[dict[str, tuple[str, str]]] = {
 }
 """Column name -> (pandas dtype, description [unit])."""
 
+_DTYPES: Final[dict[str, Any]] = {col: pandas_dtype(dtype) for col, (dtype, _) in CURVE_COLUMNS.items()}
+
 POINT_KINDS: Final[tuple[str, ...]] = ("measured", "floor", "projected")
 """Allowed values of the ``kind`` column."""
 
@@ -118,12 +122,21 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     ValueError
         If ``kind`` holds a value outside :data:`POINT_KINDS`.
     """
-    out = frame.copy()
-    for col, (dtype, _) in CURVE_COLUMNS.items():
-        if col not in out.columns:
-            out[col] = pd.Series(pd.NA, index=out.index, dtype=dtype)
-        else:
-            out[col] = out[col].astype(dtype)
+    if frame.columns.has_duplicates:  # column by column: a name may stand for several columns
+        out = frame.copy()
+        for col, dtype in _DTYPES.items():
+            out[col] = (out[col].astype(dtype) if col in out.columns
+                        else pd.Series(pd.NA, index=out.index, dtype=dtype))
+    else:  # one new frame (a column already of its schema dtype is not converted again)
+        cols: dict[str, Any] = {}
+        for col, dtype in _DTYPES.items():
+            if col not in frame.columns:
+                cols[col] = pd.Series(pd.NA, index=frame.index, dtype=dtype)
+            else:
+                cols[col] = frame[col] if frame[col].dtype == dtype else frame[col].astype(dtype)
+        cols.update({col: frame[col] for col in frame.columns if col not in cols})
+        out = pd.DataFrame(cols, index=frame.index, copy=True)
+        out.attrs = copy.deepcopy(frame.attrs)
     if "kind" in frame.columns:
         bad = ~out["kind"].isin(POINT_KINDS) & out["kind"].notna()
         if bool(np.any(bad.to_numpy())):

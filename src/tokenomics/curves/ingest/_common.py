@@ -123,6 +123,20 @@ def _catalog_resolvers() -> tuple[Any, Any]:
     return resolve_hardware_id, resolve_model_id
 
 
+def _first_match(table: str, candidates: Sequence[str]) -> str | None:
+    """Return the catalog id the first candidate naming exactly one entry of ``table`` names, else None.
+
+    Tries each spelling without building an unknown-name error (its close-match search) per miss.
+    """
+    from tokenomics.catalog import matching_ids
+
+    for cand in candidates:
+        hits = matching_ids(table, cand)
+        if len(hits) == 1:
+            return next(iter(hits))
+    return None
+
+
 def _hardware_candidates(name: str) -> list[str]:
     """Return lookup keys for a hardware string, from most to least specific."""
     raw = str(name).strip()
@@ -177,15 +191,15 @@ def resolve_hardware_name(name: object, *, source: str | Path | None = None) -> 
         where = f" in {source}" if source else ""
         raise KeyError(f"hardware name is missing{where}; pass hardware=... explicitly")
     candidates = _hardware_candidates(str(name))
-    first_error: KeyError | None = None
-    for cand in candidates:
-        try:
-            return str(resolve_hw(cand))
-        except KeyError as err:
-            if first_error is None or cand == candidates[-1]:
-                first_error = err
+    found = _first_match("hardware_index", candidates)
+    if found is not None:
+        return found
+    detail = ""
+    try:  # no candidate names one entry: the error of the shortest one lists the closest catalog ids
+        resolve_hw(candidates[-1])
+    except KeyError as err:
+        detail = err.args[0] if err.args else ""
     where = f" (in {source})" if source else ""
-    detail = first_error.args[0] if first_error is not None and first_error.args else ""
     raise KeyError(
         f"hardware {name!r}{where} does not match a catalog id after stripping runner "
         f"suffixes (tried {candidates}); {detail}"
@@ -235,13 +249,10 @@ def resolve_model_name(name: object) -> tuple[str, bool]:
     >>> resolve_model_name("nvidia/DeepSeek-R1-0528-FP4")  # doctest: +SKIP
     ('deepseek-r1', True)
     """
-    _, resolve_model = _catalog_resolvers()
     candidates = _model_candidates(str(name))
-    for cand in candidates:
-        try:
-            return str(resolve_model(cand)), True
-        except KeyError:
-            continue
+    found = _first_match("model_index", candidates)
+    if found is not None:
+        return found, True
     fallback = candidates[-1].lower().replace("_", "-").replace(" ", "-")
     return fallback, False
 

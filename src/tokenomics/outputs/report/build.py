@@ -535,7 +535,7 @@ def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any,
     tput = np.where(inside, np.asarray(curve.throughput_at(np.where(inside, x, lo)), dtype=float), np.nan)
     ok = np.isfinite(tput) & (tput > 0)
     has_band = all(math.isfinite(b) and b > 0 for b in band)
-    kinds = np.array([curve_kind_at(curve, v) for v in x], dtype=object)
+    kinds = curve_kind_at(curve, x)
     # the projection's band applies to anchored and projected rows, never to measured ones
     banded = kinds != "measured"
 
