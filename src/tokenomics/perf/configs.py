@@ -429,6 +429,27 @@ def stacked_curve_rows(
     return out
 
 
+def schema_array(values: np.ndarray, dtype: str) -> Any:
+    """Return ``pd.array(values, dtype)`` of a schema dtype, taking ``values`` (a new array) over.
+
+    ``Float64`` from ``float64`` masks the ``NaN``, ``boolean`` from ``bool`` masks nothing.
+    """
+    if dtype == "Float64" and values.dtype == np.float64:
+        return pd.arrays.FloatingArray(values, np.isnan(values))
+    if dtype == "boolean" and values.dtype == np.bool_:
+        return pd.arrays.BooleanArray(values, np.zeros(len(values), dtype=bool))
+    return pd.array(values, dtype=dtype)
+
+
+def missing_column(n: int, dtype: str) -> Any:
+    """Return ``n`` missing values (``NA``) of a schema dtype (``pd.array([pd.NA] * n, dtype)``)."""
+    if dtype == "Float64":
+        return pd.arrays.FloatingArray(np.zeros(n), np.ones(n, dtype=bool))
+    if dtype == "boolean":
+        return pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
+    return pd.array([pd.NA], dtype=dtype).take(np.zeros(n, dtype=np.intp))
+
+
 def curve_frame(parts: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:
     """Return the rows of several :func:`curve_rows` as one curve-schema frame.
 
@@ -461,7 +482,7 @@ def curve_frame(parts: Sequence[Mapping[str, np.ndarray]]) -> pd.DataFrame:
     n = len(joined[names[0]])
     columns: dict[str, Any] = {}
     for col, (dtype, _) in CURVE_COLUMNS.items():
-        columns[col] = pd.array(joined[col] if col in joined else [pd.NA] * n, dtype=dtype)
+        columns[col] = schema_array(joined[col], dtype) if col in joined else missing_column(n, dtype)
     for col in names:
         if col not in CURVE_COLUMNS:
             columns[col] = joined[col]

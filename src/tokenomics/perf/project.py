@@ -23,6 +23,8 @@ from tokenomics.perf.configs import (
     config_label,
     curve_frame,
     default_config,
+    missing_column,
+    schema_array,
     stacked_curve_rows,
 )
 from tokenomics.perf.disagg import (
@@ -154,14 +156,14 @@ def _join(agg: dict[str, np.ndarray], dis: dict[str, np.ndarray]) -> pd.DataFram
     columns: dict[str, Any] = {}
     for col, (dtype, _) in CURVE_COLUMNS.items():
         if col in agg or col in dis:
-            columns[col] = pd.array(both(col, dtype), dtype=dtype)
+            columns[col] = schema_array(both(col, dtype), dtype)
         else:
-            columns[col] = pd.array([pd.NA] * (n_a + n_d), dtype=dtype)
+            columns[col] = missing_column(n_a + n_d, dtype)
     for col in [*agg, *(c for c in dis if c not in agg)]:
         if col in CURVE_COLUMNS:
             continue
         values = both(col, None)
-        columns[col] = pd.array(values, dtype="Float64") if col in BAND_COLUMNS else values
+        columns[col] = schema_array(values, "Float64") if col in BAND_COLUMNS else values
     return pd.DataFrame(columns, index=pd.RangeIndex(n_a + n_d), copy=False)
 
 
