@@ -164,6 +164,23 @@ def test_curve_kind_at_reads_arrays_and_series_like_scalars():
     assert curve_kind_at(projected, xs).tolist() == ["projected"] * len(xs)
 
 
+def test_a_repeated_projection_is_kept_handed_out_as_a_copy_and_dropped_when_the_catalogs_change(clean_catalogs):
+    from tokenomics.curves import reference
+
+    reference._PROJECTIONS.clear()
+    _, first = reference_curve("deepseek-r1", "gb300", workload="1k/8k")  # nothing measured: the projection
+    assert len(reference._PROJECTIONS) == 1
+    first[Y] = 0.0  # the caller's copy
+    _, again = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
+    assert len(reference._PROJECTIONS) == 1
+    fresh = project_curve("deepseek-r1", "gb300", workload=tk.workload("1k/8k"))
+    pd.testing.assert_frame_equal(again, fresh)
+    assert again.attrs == fresh.attrs
+    tk.reset_catalogs()  # catalog values may differ now: projected again
+    reference_curve("deepseek-r1", "gb300", workload="1k/8k")
+    assert len(reference._PROJECTIONS) == 2
+
+
 def test_unmeasured_system_is_projected():
     curve, points = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
     assert curve.kind == "projected"

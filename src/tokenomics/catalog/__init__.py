@@ -53,6 +53,7 @@ __all__ = [
     "TcoInputs",
     "TcoProfile",
     "add_catalog_file",
+    "catalog_generation",
     "data_dir",
     "hardware",
     "hardware_table",
@@ -654,6 +655,20 @@ def add_catalog_file(path: str | Path, table: str) -> None:
         If the file is malformed: the message names the file, line, field and problem.
     """
     REGISTRY.add(Path(path), table)
+
+
+def catalog_generation() -> int:
+    """Return a count that changes whenever a catalog file is added or the catalogs are reset.
+
+    For caches of results computed from catalog values: a result stored under one count is
+    stale under another.
+
+    Returns
+    -------
+    int
+        The number of changes to the loaded catalogs so far in this process.
+    """
+    return REGISTRY.generation
 
 
 def reset_catalogs() -> None:

@@ -126,6 +126,8 @@ class Registry:
     _vocab: dict[tuple[str, str], ParameterSpec] | None = None
     _lookups: dict[str, tuple[dict[str, set[str]], list[str]]] = field(default_factory=dict)
     _entities: dict[tuple[object, ...], object] = field(default_factory=dict)
+    generation: int = 0
+    """Counts the changes of the loaded catalogs (a file added, a reset)."""
 
     def vocabulary(self) -> dict[tuple[str, str], ParameterSpec]:
         """Return the parameter vocabulary (bundled ``data/parameters.csv``)."""
@@ -211,6 +213,7 @@ class Registry:
         self._frames.pop(table, None)
         self._lookups.clear()
         self._entities.clear()
+        self.generation += 1
 
     def reset(self) -> None:
         """Forget user-added files and cached tables."""
@@ -219,6 +222,7 @@ class Registry:
         self._vocab = None
         self._lookups.clear()
         self._entities.clear()
+        self.generation += 1
 
     def lookup(self, table: str) -> tuple[dict[str, set[str]], list[str]]:
         """Return the normalised-name -> ids map of an index table and all accepted names."""

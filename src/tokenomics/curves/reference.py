@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -259,10 +260,26 @@ def _envelope(points: pd.DataFrame) -> ThroughputCurve | None:
         return None  # no point with both a total throughput and an interactivity
 
 
+_PROJECTIONS: OrderedDict[tuple[Any, ...], pd.DataFrame] = OrderedDict()
+"""Recent projections by catalog generation, model, system, workload (their values) and offload mode."""
+
+PROJECTIONS_KEPT = 64
+"""Projections :func:`reference_curve` keeps for the next call with the same inputs (least recent dropped)."""
+
+
 def _project(m: Model, hw: Hardware, wl: Workload, mode: str) -> pd.DataFrame:
-    # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
-    return (project_curve(m, hw, workload=wl) if wl.is_fixed
-            else project_session_curve(m, hw, wl, kv_offload=mode))
+    """Return the projected rows (a copy of the kept result when the same inputs were projected before)."""
+    key = (catalog.catalog_generation(), *(repr(entry.model_dump()) for entry in (m, hw, wl)), mode)
+    kept = _PROJECTIONS.get(key)
+    if kept is None:
+        # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
+        kept = (project_curve(m, hw, workload=wl) if wl.is_fixed
+                else project_session_curve(m, hw, wl, kv_offload=mode))
+        _PROJECTIONS[key] = kept
+        while len(_PROJECTIONS) > PROJECTIONS_KEPT:
+            _PROJECTIONS.popitem(last=False)
+    _PROJECTIONS.move_to_end(key)
+    return kept.copy(deep=True)
 
 
 def _curve(points: pd.DataFrame) -> ThroughputCurve:
