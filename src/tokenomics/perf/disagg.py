@@ -1149,15 +1149,24 @@ def _disagg_rows(
     entries: list[Any] = []
     works = []
     kv_by_precision: dict[str, float] = {}
+    # the plans differ in their decode pool only: the prefill pool and the plan's own fields are
+    # validated once, each decode pool on its own
+    prefill_pool: Pool | None = None
+    template: ServingPlan | None = None
     for cfg in cfgs_d:
         try:
-            plan = ServingPlan(
-                prefill=Pool(hardware=hw_p, config=cfg_p),
-                decode=Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus),
-                prefill_max_utilization_frac=prefill_max_utilization_frac,
-                kv_transfer_eff_frac=kv_transfer_eff_frac,
-                kv_handover_latency_s=kv_handover_latency_s,
-            )
+            if prefill_pool is None:
+                prefill_pool = Pool(hardware=hw_p, config=cfg_p)
+            decode_pool = Pool(hardware=hw_d, config=cfg, num_gpus=num_decode_gpus)
+            if template is None:
+                template = ServingPlan(
+                    prefill=prefill_pool,
+                    decode=decode_pool,
+                    prefill_max_utilization_frac=prefill_max_utilization_frac,
+                    kv_transfer_eff_frac=kv_transfer_eff_frac,
+                    kv_handover_latency_s=kv_handover_latency_s,
+                )
+            plan = template.model_copy(update={"decode": decode_pool})
         except Exception as exc:  # raised where one plan at a time would raise it
             entries.append(("raise", exc))
             continue
