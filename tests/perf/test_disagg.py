@@ -487,3 +487,11 @@ def test_default_search_takes_the_handover_latency() -> None:
     assert np.allclose(base["throughput_tok_per_s_per_gpu"], fast["throughput_tok_per_s_per_gpu"])
     with pytest.raises(ValueError, match="kv_handover_latency_s"):
         project_disagg_curve("deepseek-r1", "b200", "b200", kv_handover_latency_s=36.0, **kw)  # type: ignore[arg-type]
+
+
+def test_scalar_concurrency_is_one_point_per_configuration() -> None:
+    one = project_disagg_curve("deepseek-r1", "b200", "b200", isl_tokens=8192.0, concurrency=16.0, with_cost=False)
+    listed = project_disagg_curve("deepseek-r1", "b200", "b200", isl_tokens=8192.0, concurrency=[16.0],
+                                  with_cost=False)
+    pd.testing.assert_frame_equal(one, listed, check_exact=True)
+    assert one["config"].is_unique
