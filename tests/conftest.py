@@ -68,7 +68,7 @@ def clean_catalogs() -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist, put the slow tests first so that the long units start early (tests/_scheduling.py)."""
+    """Under pytest-xdist, put the slow tests first: a unit runs in collection order (tests/_scheduling.py)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
