@@ -355,7 +355,9 @@ def test_default_factors_chain_and_sources() -> None:
     table = tk.perf.default_factor_table()
     assert table["source"].str.len().min() > 10
     tpu = default_factors(tk.hardware("tpu-v7"))
-    assert tpu.step_overhead_s == 0.003
+    assert tpu.collective_latency_s == 2e-5  # family:tpu's own value
+    assert tpu.step_overhead_s == 0.0  # the global one (overlap schedulers), not fitted
+    assert "step_overhead_s" not in tk.perf.FITTED_FACTORS
     assert "family:tpu" in tpu.source
     assert default_factors(tk.hardware("mi355x")).hbm_bandwidth_eff_frac == 0.65
 
@@ -403,7 +405,7 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
 # that makes the projection worse fails here. (86 points since the gpt-oss-120b InferenceX sweeps
 # joined the 52 mostly DeepSeek-R1 points; on those 52 alone the same model gives 0.213.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.323
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.250
 PINNED_TOLERANCE = 0.05
 
 

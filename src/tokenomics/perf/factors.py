@@ -25,7 +25,6 @@ FITTED_FACTORS: Final[tuple[str, ...]] = (
     "compute_eff_frac",
     "prefill_compute_eff_frac",
     "comm_eff_frac",
-    "step_overhead_s",
     "layer_latency_s",
 )
 """Factors that :func:`~tokenomics.perf.calibrate` fits; the others stay at their default."""
@@ -46,7 +45,8 @@ class RooflineFactors(BaseModel):
         Achieved fraction of the one-way scale-up (or scale-out) link bandwidth in collectives,
         (0, 1].
     step_overhead_s : float
-        Fixed time per decode step: scheduling, sampling, launch gaps [s], >= 0.
+        Fixed time per decode step outside its kernels: scheduling and sampling gaps [s], >= 0.
+        0 by default (overlap schedulers hide the CPU side, ``data/roofline/default_factors.csv``).
     layer_latency_s : float
         Fixed time per dense GQA layer per decode step: kernel launches and small-kernel
         latency that no bandwidth or FLOP rate explains (dominant at batch 1) [s], >= 0.
@@ -80,7 +80,7 @@ class RooflineFactors(BaseModel):
     compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
     prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0)
     comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0)
-    step_overhead_s: float = Field(0.002, ge=0.0)
+    step_overhead_s: float = Field(0.0, ge=0.0)
     layer_latency_s: float = Field(5e-5, ge=0.0)
     collective_latency_s: float = Field(1e-5, ge=0.0)
     usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
@@ -190,8 +190,8 @@ def default_factors(hardware: Hardware | None = None) -> RooflineFactors:
     Examples
     --------
     >>> import tokenomics as tk
-    >>> default_factors(tk.hardware("tpu-v7")).step_overhead_s
-    0.003
+    >>> default_factors(tk.hardware("tpu-v7")).collective_latency_s
+    2e-05
     """
     chain = scope_chain(hardware) if hardware is not None else ("global",)
     return _defaults_for_chain(chain)
