@@ -53,6 +53,14 @@ PRECISION_RULE: str = (
 """The precision rule of a default projection (:func:`best_practice_precisions`)."""
 
 
+_POINT_COLUMNS: tuple[str, ...] = (
+    "num_gpus", "num_prefill_gpus", "num_decode_gpus", "throughput_tok_per_s_per_gpu",
+    "input_throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu",
+    "interactivity_tok_per_s_per_user", "e2e_interactivity_tok_per_s_per_user",
+)
+"""Columns of a projected curve row taken from the roofline's points unchanged."""
+
+
 def as_model(model: Model | str) -> Model:
     """Return the catalog model of a name (the entry point's look-up), or the model itself."""
     if not isinstance(model, str):
@@ -308,14 +316,7 @@ def curve_rows(
         "ep": float(config.ep),
         "pp": float(config.pp),
         "dp_attention": config.dp_attention,
-        "num_gpus": points["num_gpus"],
-        "num_prefill_gpus": points["num_prefill_gpus"],
-        "num_decode_gpus": points["num_decode_gpus"],
-        "throughput_tok_per_s_per_gpu": points["throughput_tok_per_s_per_gpu"],
-        "input_throughput_tok_per_s_per_gpu": points["input_throughput_tok_per_s_per_gpu"],
-        "output_throughput_tok_per_s_per_gpu": points["output_throughput_tok_per_s_per_gpu"],
-        "interactivity_tok_per_s_per_user": points["interactivity_tok_per_s_per_user"],
-        "e2e_interactivity_tok_per_s_per_user": points["e2e_interactivity_tok_per_s_per_user"],
+        **{name: points[name] for name in _POINT_COLUMNS},
         "ttft_median_s": ttft,
         "tpot_median_s": tpot,
         "e2el_median_s": ttft + osl * tpot,
@@ -400,14 +401,7 @@ def stacked_curve_rows(
         "ep": [float(c.ep) for c in configs],
         "pp": [float(c.pp) for c in configs],
         "dp_attention": [c.dp_attention for c in configs],
-        "num_gpus": points["num_gpus"],
-        "num_prefill_gpus": points["num_prefill_gpus"],
-        "num_decode_gpus": points["num_decode_gpus"],
-        "throughput_tok_per_s_per_gpu": points["throughput_tok_per_s_per_gpu"],
-        "input_throughput_tok_per_s_per_gpu": points["input_throughput_tok_per_s_per_gpu"],
-        "output_throughput_tok_per_s_per_gpu": points["output_throughput_tok_per_s_per_gpu"],
-        "interactivity_tok_per_s_per_user": points["interactivity_tok_per_s_per_user"],
-        "e2e_interactivity_tok_per_s_per_user": points["e2e_interactivity_tok_per_s_per_user"],
+        **{name: points[name] for name in _POINT_COLUMNS},
         "ttft_median_s": ttft,
         "tpot_median_s": tpot,
         "e2el_median_s": ttft + osl * tpot,
