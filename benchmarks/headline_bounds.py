@@ -25,7 +25,8 @@ from tokenomics.perf.calibrate import bundled_calibration
 TARGETS = (20.0, 35.0, 50.0, 75.0, 100.0)
 SYSTEMS = ("gb200-nvl72", "gb300-nvl72", "tpu-v7", "vr200-nvl144")
 CASES = (
-    ("deepseek-r1", 8192.0, 1024.0), ("deepseek-r1", 1024.0, 1024.0), ("kimi-k2", 8192.0, 1024.0), ("kimi-k2", 1024.0, 1024.0),
+    ("deepseek-r1", 8192.0, 1024.0), ("deepseek-r1", 1024.0, 1024.0),
+    ("kimi-k2", 8192.0, 1024.0), ("kimi-k2", 1024.0, 1024.0),
 )
 
 

@@ -1,0 +1,39 @@
+"""Regression guard of the disaggregated validation (``benchmarks/validate_disagg.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "validate_disagg.py"
+
+# Median |projected / measured - 1| of the bundled InferenceX disaggregated points at their
+# recorded recipes, as achieved when this test was written (21 points). A change that makes the
+# projection worse than this by more than the tolerance fails here.
+PINNED_MEDIAN_ABS_ERROR_FRAC = 0.129
+PINNED_TOLERANCE = 0.05
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("validate_disagg", SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_disaggregated_points_at_their_recipes_hold_the_pinned_error() -> None:
+    rows, _details, left = _script().inferencex_rows()
+    assert len(rows) == 21
+    err = rows["error_frac"].to_numpy(dtype=float)
+    assert np.isfinite(err).all()
+    np.testing.assert_allclose(err, rows["projected_tok_per_s_per_gpu"] / rows["measured_tok_per_s_per_gpu"] - 1.0)
+    assert float(np.median(np.abs(err))) <= PINNED_MEDIAN_ABS_ERROR_FRAC + PINNED_TOLERANCE
+    # every point left out says why
+    assert left["reason"].str.len().min() > 10
