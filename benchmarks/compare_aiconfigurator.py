@@ -42,7 +42,8 @@ def _aic() -> str | None:
 
 def _estimate(exe: str, point: pd.Series, measured: pd.Series) -> tuple[float, float] | None:
     """Return AIConfigurator's (output tok/s/GPU, tok/s/user) at the point's configuration."""
-    tp, ep = int(measured["tp"]), int(measured["ep"]) if pd.notna(measured["ep"]) else 1
+    tp = int(measured["tp"])
+    ep = int(measured["ep"]) if pd.notna(measured["ep"]) and measured["ep"] >= 1 else 1  # 0: no expert parallelism
     replicas = max(int(measured["num_gpus"]) // tp, 1) if pd.notna(measured["num_gpus"]) else 1
     conc = float(point["concurrency"]) / replicas
     dpa = bool(measured["dp_attention"]) if pd.notna(measured["dp_attention"]) else False
@@ -78,7 +79,7 @@ def main() -> None:
     held = cal.holdout
     cand = held[(held["kind"] == "config") & held["hardware_id"].isin(list(SYSTEMS))
                 & held["model_id"].isin(list(MODELS)) & held["framework"].astype(str).isin(list(BACKENDS))
-                & (held["spec_decoding"].astype(str).str.lower().isin(["none", "nan", ""]))]
+                & (held["spec_decoding"].isna() | held["spec_decoding"].astype(str).str.lower().isin(["none", ""]))]
     rows = []
     for _, p in cand.iterrows():
         m = points.loc[int(p["row"])]
