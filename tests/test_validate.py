@@ -86,3 +86,11 @@ def test_plausible_names_field_value_and_range():
 def test_text_names_its_field():
     with pytest.raises(ValueError, match="utilization_frac='lots' is not a number"):
         check_fraction("utilization_frac", "lots")
+
+
+@pytest.mark.parametrize(("value", "shown"), [(1.5, r"if 1\.5 is a percent, write 0\.015"),
+                                              (1.0000001, r"if 1\.0000001 is a percent, write 0\.010000001")])
+def test_fraction_just_above_one_offers_the_percent_reading_only_as_a_possibility(value, shown):
+    with pytest.raises(ValueError, match=shown) as info:
+        check_fraction("utilization_frac", value)
+    assert "looks like a percent" not in str(info.value)

@@ -171,8 +171,9 @@ def check_fraction(
     Raises
     ------
     ValueError
-        If any element lies outside the range or is NaN; a value between 1 and 100 gets the
-        hint that a percent was probably given where a fraction is expected (30 for 0.30).
+        If any element lies outside the range or is NaN; a value from 2 to 100 gets the hint
+        that a percent was probably given where a fraction is expected (30 for 0.30), one
+        between 1 and 2 the percent reading as a possibility.
     """
     try:
         check_range(
@@ -185,10 +186,12 @@ def check_fraction(
             raise err from None
         pct = arr[(arr > 1.0) & (arr <= 100.0)]
         if pct.size:
-            raise ValueError(
-                f"{err}; it looks like a percent: fractions are 0..1 "
-                f"(write {pct[0] / 100:g}, not {pct[0]:g})"
-            ) from None
+            v = float(pct[0])
+            if v >= 2.0:
+                hint = f"it looks like a percent: fractions are 0..1 (write {v / 100:.10g}, not {v:.10g})"
+            else:  # 1 < v < 2: more likely a fraction slightly too large than a percent
+                hint = f"fractions are 0..1 (if {v:.10g} is a percent, write {v / 100:.10g})"
+            raise ValueError(f"{err}; {hint}") from None
         raise
 
 

@@ -191,10 +191,17 @@ def throughput_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: floa
     value = float(curve.throughput_at(x))
     if not math.isfinite(value):
         lo, hi = curve.interactivity_range
-        raise ValueError(
-            f"{x:g} tok/s/user is outside the {curve.kind} curve's range {lo:.3g}-{hi:.3g} tok/s/user "
-            "(never extrapolated)"
+        pts = curve.points
+        who = " ".join(
+            "/".join(sorted(pts[col].dropna().astype(str).unique()))
+            for col in ("model_id", "hardware_id") if col in pts.columns and pts[col].notna().any()
         )
+        where = f"the {curve.kind} curve" + (f" of {who}" if who else "")
+        if x > hi:
+            reason = f"beyond the fastest point of {where} ({hi:.3g} tok/s/user; never extrapolated)"
+        else:
+            reason = f"outside {where}'s range {lo:.3g}-{hi:.3g} tok/s/user (never extrapolated)"
+        raise ValueError(f"interactivity_tok_per_s_per_user={x:g} is {reason}")
     return value
 
 

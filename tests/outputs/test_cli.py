@@ -36,6 +36,25 @@ def test_existing_subcommands_still_work(capsys, argv):
     assert out.strip()
 
 
+@pytest.mark.parametrize(("command", "name"), [("hardware", "GB200"), ("models", "deepseek-r1")])
+def test_show_is_optional_and_the_same_for_hardware_and_models(capsys, command, name):
+    _, shown, _ = run(capsys, command, "show", name)
+    _, bare, _ = run(capsys, command, name)
+    assert shown == bare
+    assert "parameter" in shown
+    rc, _, err = run(capsys, command, "show")
+    assert rc == 2
+    assert "needs a NAME" in err
+
+
+def test_show_prints_counts_and_years_as_whole_numbers(capsys):
+    _, out, _ = run(capsys, "hardware", "show", "GB200")
+    lines = {p[0]: p[1] for p in (line.split() for line in out.splitlines()) if len(p) >= 2}
+    assert lines["release_year"] == "2025"
+    assert lines["accelerators_per_system"] == "72"
+    assert lines["fp4_dense_tflops"] == "10,000"
+
+
 def _subcommands() -> list[str]:
     import argparse
 
@@ -105,7 +124,8 @@ def test_cost_outside_curve_is_one_line_error(capsys):
     rc, _, err = run(capsys, "cost", "--hardware", "b200", "--model", "deepseek-r1", "--interactivity", "5000")
     assert rc == 2
     _one_line_error(err, "cost")
-    assert "outside" in err
+    assert "--interactivity=5000 is beyond the fastest point" in err
+    assert "b200" in err
 
 
 def test_margin_by_hand(capsys):

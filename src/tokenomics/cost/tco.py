@@ -824,7 +824,7 @@ MAX_USD_PER_GPU_HOUR: float = 100.0
 
 
 def check_gpu_hour_cost(name: str, value: Any) -> None:
-    """Raise ``ValueError`` for a TCO per accelerator-hour that is negative or above :data:`MAX_USD_PER_GPU_HOUR`.
+    """Raise ``ValueError`` for a TCO per accelerator-hour that is not positive or above :data:`MAX_USD_PER_GPU_HOUR`.
 
     Parameters
     ----------
@@ -836,15 +836,16 @@ def check_gpu_hour_cost(name: str, value: Any) -> None:
     Raises
     ------
     ValueError
-        A negative or NaN value, or one above :data:`MAX_USD_PER_GPU_HOUR` (named, with the hint
-        that a per-system figure must be divided by the accelerators per system).
+        A zero, negative or NaN value (a zero cost would price every token at zero), or one
+        above :data:`MAX_USD_PER_GPU_HOUR` (named, with the hint that a per-system figure must be
+        divided by the accelerators per system).
     """
-    check_nonnegative(name, value)
+    check_positive(name, value)
     arr = np.asarray(value, dtype=float)
     if np.any(arr > MAX_USD_PER_GPU_HOUR):
         bad = float(arr.reshape(-1)[np.argmax(arr.reshape(-1) > MAX_USD_PER_GPU_HOUR)])
         raise ValueError(
-            f"{name}={bad:g} is outside the plausible range [0, {MAX_USD_PER_GPU_HOUR:g}] USD per accelerator-hour; "
+            f"{name}={bad:g} is outside the plausible range (0, {MAX_USD_PER_GPU_HOUR:g}] USD per accelerator-hour; "
             "a per-system or per-rack hour? divide by the accelerators per system"
         )
 

@@ -250,11 +250,42 @@ HARDWARE_COLUMNS = [
 ]
 
 
+def _listed_name(command: str, words: Sequence[str]) -> str | None:
+    """Return the NAME of ``command [list|show] [NAME]`` (None to list); ``show`` may be left out."""
+    rest = list(words)
+    action = rest.pop(0) if rest and rest[0] in ("list", "show") else None
+    if len(rest) > 1:
+        raise ValueError(f"{command} takes one NAME (quote a name with spaces), got {' '.join(rest)!r}")
+    if action == "list" and rest:
+        raise ValueError(f"{command} list takes no NAME; to show one: tokenomics {command} show {rest[0]}")
+    if action == "show" and not rest:
+        raise ValueError(f"{command} show needs a NAME, e.g. tokenomics {command} show "
+                         f"{'GB200' if command == 'hardware' else 'deepseek-r1'}")
+    return rest[0] if rest else None
+
+
+def _parameter_rows(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """Format a parameter/value frame for a terminal table, each value for its own row."""
+    if fmt != "table":
+        return frame
+
+    def text(name: str, v: float) -> str:
+        if not math.isfinite(v):
+            return "-" if math.isnan(v) else str(v)
+        if name.endswith("_year"):
+            return f"{v:.0f}"  # a calendar year, not a quantity
+        if (v == round(v) and abs(v) < 1e15) or abs(v) >= 1000:
+            return f"{v:,.0f}"
+        return f"{v:.4g}"
+
+    return frame.assign(value=[text(str(n), float(v)) for n, v in zip(frame["parameter"], frame["value"],
+                                                                         strict=True)])
+
+
 def _cmd_hardware(args: argparse.Namespace) -> None:
-    if args.action == "show":
-        if not args.name:
-            raise ValueError("hardware show needs a NAME, e.g. tokenomics hardware show GB200")
-        _emit(tk.hardware(args.name).to_frame(), args.format, index=False)
+    name = _listed_name("hardware", args.words)
+    if name is not None:
+        _emit(_parameter_rows(tk.hardware(name).to_frame(), args.format), args.format, index=False)
         return
     table = tk.hardware_table()
     cols = [c for c in HARDWARE_COLUMNS if c in table.columns] if args.format == "table" else list(table.columns)
@@ -262,8 +293,9 @@ def _cmd_hardware(args: argparse.Namespace) -> None:
 
 
 def _cmd_models(args: argparse.Namespace) -> None:
-    if args.name:
-        _emit(tk.model(args.name).to_frame(), args.format, index=False)
+    name = _listed_name("models", args.words)
+    if name is not None:
+        _emit(_parameter_rows(tk.model(name).to_frame(), args.format), args.format, index=False)
         return
     _emit(tk.model_table().drop(columns=["aliases", "note"], errors="ignore"), args.format)
 
@@ -626,12 +658,13 @@ def build_parser() -> argparse.ArgumentParser:
              epilog="examples:\n  tokenomics hardware\n  tokenomics hardware show \"GB200 NVL72\"\n"
                     "  tokenomics hardware --columns name,hbm_capacity_gb,hbm_bandwidth_tb_per_s\n"
                     "  tokenomics hardware --format csv > hardware.csv\n")
-    hw.add_argument("action", nargs="?", choices=("list", "show"), default="list")
-    hw.add_argument("name", nargs="?", help="hardware name or alias (for show)")
+    hw.add_argument("words", nargs="*", metavar="[list|show] [NAME]",
+                    help="list (default), or show one hardware by name or alias ('show' may be left out)")
     md = add("models", _cmd_models, "list model architectures, or show one",
-             epilog="examples:\n  tokenomics models\n  tokenomics models deepseek-r1\n"
-                    "  tokenomics models --format json\n")
-    md.add_argument("name", nargs="?", help="model name or alias")
+             epilog="examples:\n  tokenomics models\n  tokenomics models show deepseek-r1\n"
+                    "  tokenomics models deepseek-r1\n  tokenomics models --format json\n")
+    md.add_argument("words", nargs="*", metavar="[list|show] [NAME]",
+                    help="list (default), or show one model by name or alias ('show' may be left out)")
     pr = add("prices", _cmd_prices, "list API prices [USD per million tokens]",
              epilog="examples:\n  tokenomics prices --model deepseek-r1\n  tokenomics prices --provider DeepSeek\n"
                     "  tokenomics prices --format csv > prices.csv\n")
@@ -817,6 +850,7 @@ def _in_cli_terms(text: str, parser: argparse.ArgumentParser, command: str) -> s
     for field, flag in FLAG_FOR_FIELD.items():
         if flag in flags:
             text = re.sub(rf"(?<![\w-]){field}(?![\w])", flag, text)
+    text = re.sub(r"(--[\w-]+)=(?=$|[\s),;])", r"\1 VALUE", text)  # a keyword hint without its value
     for needle, listing in _LIST_COMMAND:
         if needle in text.lower() and listing not in text:
             text += f" (list them with `{listing}`)"
