@@ -73,7 +73,7 @@ def main() -> None:
     exe = _aic()
     if exe is None:
         sys.exit("aiconfigurator not found: install it (a scratch venv is enough) and set AICONFIGURATOR")
-    points = tk.curves(kind="measured").reset_index(drop=True)
+    points = tk.perf.calibration_points()
     cal = calibrate(holdout=True)
     assert cal.holdout is not None
     held = cal.holdout

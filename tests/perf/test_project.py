@@ -403,14 +403,15 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # Leave-one-hardware-out median absolute error of throughput per GPU at matched interactivity,
 # over the bundled measured points the calibration uses (measured-frontier rule, excluded
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
-# that makes the projection worse fails here. (86 points since the gpt-oss-120b InferenceX sweeps
-# joined the 52 mostly DeepSeek-R1 points; on those 52 alone the same model gives 0.213.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.250
+# that makes the projection worse fails here. (103 points: 50 mostly DeepSeek-R1, 36 gpt-oss-120b
+# InferenceX sweep points, 17 MLPerf Llama 3.1 405B points; on the first 86 the fit before the
+# dense decode efficiency and the MLPerf points gave 0.250.)
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.268
 PINNED_TOLERANCE = 0.05
 
 
 def test_excluded_sources_are_listed_with_reasons(calibration: tk.Calibration) -> None:
-    points = tk.curves(kind="measured")
+    points = tk.perf.calibration_points()
     kimi = points["source"].astype(str).str.contains("agg_kimik2.5_", regex=False)
     ex = calibration.excluded
     assert kimi.any()

@@ -86,3 +86,25 @@ def test_expert_parallel_imbalance_by_hand() -> None:
     assert float(_ep_weight_imbalance(s, np.asarray([4096.0]))[0]) == pytest.approx(1.0)
     tp = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, weight_precision="fp4"), None)
     assert float(_ep_token_imbalance(tp, np.asarray([64.0]))[0]) == 1.0
+
+
+def test_dense_and_moe_decode_compute_efficiencies_apply_to_their_own_class() -> None:
+    # compute time = decode FLOP time / eff + the step's prefill share at the prefill efficiency:
+    # halving the own-class efficiency adds the decode part once, quartering it three times; the
+    # other class's efficiency moves nothing
+    ideal = RooflineFactors.ideal()
+    cases = (("llama-3.3-70b", ServingConfig(tp=8, weight_precision="fp8", kv_precision="fp8")),
+             ("deepseek-r1", ServingConfig(tp=8, ep=8, weight_precision="fp4", kv_precision="fp8")))
+    for name, cfg in cases:
+        own, other = (("dense_compute_eff_frac", "compute_eff_frac") if not tk.model(name).is_moe
+                      else ("compute_eff_frac", "dense_compute_eff_frac"))
+
+        def compute_s(update: dict[str, float], name: str = name, cfg: ServingConfig = cfg) -> float:
+            f = ideal.model_copy(update=update)
+            return float(roofline_points(name, "b200", [256.0], config=cfg, factors=f)["compute_time_s"].iloc[0])
+
+        base = compute_s({})
+        decode = compute_s({own: 0.5}) - base
+        assert decode > 0.1 * base
+        assert compute_s({own: 0.25}) == pytest.approx(base + 3.0 * decode, rel=1e-9)
+        assert compute_s({other: 0.25}) == pytest.approx(base, rel=1e-12)

@@ -47,6 +47,16 @@ Assumptions used to read the measured points:
 * Points that carry only an end-to-end per-user rate (``e2e_interactivity_tok_per_s_per_user``,
   ``OSL / E2E latency``, prefill time included) and no ``1 / TPOT`` interactivity are matched
   against the model's end-to-end interactivity.
+* MLPerf points (``kind = "floor"``, Server and Interactive scenarios) pass the scenario's p99
+  TPOT limit, so their median interactivity is at least the floor ``1 / TPOT_limit``; they are
+  read as frontier points at the floor. The model's throughput there is an upper bound of its
+  throughput at the run's own (higher) median interactivity, so these residuals lean positive
+  where the frontier is steep. MLPerf Offline points (no latency bound) are matched against
+  the model's highest throughput at any interactivity. ISL/OSL are the benchmark datasets' mean
+  lengths (``data/curves/README.md``); MLPerf rows without them are not used.
+* Decode compute efficiency is fitted separately for dense models (``dense_compute_eff_frac``)
+  and mixture-of-experts models (``compute_eff_frac``); points of one class leave the other's
+  efficiency at its prior.
 
 Which measured points calibrate the model (the **measured-frontier rule**):
 
@@ -123,11 +133,17 @@ EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
 )
 """Measured sources left out of calibration and validation: (substring of ``source``, reason)."""
 
+MAX_THROUGHPUT_WORKLOAD: str = "mlperf-offline"
+"""Workload label of points measured without a latency bound (MLPerf Offline): matched against
+the model's highest throughput at any interactivity."""
 
 
-_LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "prefill_compute_eff_frac": 0.05,
+
+_LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "dense_compute_eff_frac": 0.02,
+          "prefill_compute_eff_frac": 0.05,
           "comm_eff_frac": 0.05, "layer_latency_s": 1e-6}
-_UPPER = {"hbm_bandwidth_eff_frac": 1.0, "compute_eff_frac": 1.0, "prefill_compute_eff_frac": 1.0,
+_UPPER = {"hbm_bandwidth_eff_frac": 1.0, "compute_eff_frac": 1.0, "dense_compute_eff_frac": 1.0,
+          "prefill_compute_eff_frac": 1.0,
           "comm_eff_frac": 1.0, "layer_latency_s": 1e-3}
 _PRIOR_SIGMA = 1.0
 """Width of the prior towards the parent scope, in natural-log units of each factor (one e-fold)."""
@@ -405,13 +421,14 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
 
     rows = []
     for i, row in points.reset_index(drop=True).iterrows():
-        if row.get("kind") != "measured" or not bool(row.get("model_in_catalog", True)):
+        if row.get("kind") not in ("measured", "floor") or not bool(row.get("model_in_catalog", True)):
             continue
         if pd.isna(row["isl_tokens"]) or pd.isna(row["osl_tokens"]):
             continue
         e2e = pd.isna(row["interactivity_tok_per_s_per_user"])
         x_col = "e2e_interactivity_tok_per_s_per_user" if e2e else "interactivity_tok_per_s_per_user"
-        if pd.isna(row.get(x_col)):
+        offline = row.get("workload") == MAX_THROUGHPUT_WORKLOAD and e2e and pd.isna(row.get(x_col))
+        if pd.isna(row.get(x_col)) and not offline:
             continue
         isl, osl = _run_lengths(row)
         disagg = bool(row["disaggregated"]) if pd.notna(row["disaggregated"]) else False
@@ -439,8 +456,8 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
                 "measure": measure,
                 "throughput": float(row[measure]),
                 "total_equivalent": total,
-                "interactivity": float(row[x_col]),
-                "e2e": bool(e2e),
+                "interactivity": 0.0 if offline else float(row[x_col]),
+                "e2e": bool(e2e) and not offline,
             }
         )
     return pd.DataFrame(rows)
@@ -846,6 +863,7 @@ def _table(cases: list[_Case], factors_of: dict[int, RooflineFactors]) -> pd.Dat
 
 
 OPERATOR_PRIOR: dict[str, object] = {"operator_tables": True, "compute_eff_frac": 1.0,
+                                      "dense_compute_eff_frac": 1.0,
                                       "prefill_compute_eff_frac": 1.0, "comm_eff_frac": 1.0}
 """Prior of the operator-table model: the measured kernel rates unchanged (residuals 1)."""
 
@@ -924,6 +942,22 @@ def _band(errors: pd.Series) -> tuple[float, float]:
     return float(min(lo, 1.0)), float(max(hi, 1.0))
 
 
+def calibration_points() -> pd.DataFrame:
+    """Return the bundled curve points the calibration reads: measured and MLPerf floor points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of ``tokenomics.curves()`` of kind ``"measured"`` or ``"floor"``, index reset, so
+        that the ``row`` column of :attr:`Calibration.residuals` and :attr:`Calibration.excluded`
+        is a position in this frame.
+    """
+    from tokenomics.curves.measured import curves
+
+    points = curves()
+    return points[points["kind"].isin(("measured", "floor"))].reset_index(drop=True)
+
+
 def calibrate(
     points: pd.DataFrame | None = None,
     *,
@@ -940,8 +974,8 @@ def calibrate(
     Parameters
     ----------
     points : pandas.DataFrame, optional
-        Curve points in the schema of :data:`tokenomics.curves.schema.CURVE_COLUMNS`. Default: the
-        bundled measured catalog, ``tokenomics.curves(kind="measured")``.
+        Curve points in the schema of :data:`tokenomics.curves.schema.CURVE_COLUMNS`. Default:
+        :func:`calibration_points`.
     holdout : bool
         Also run leave-one-hardware-out: refit without each hardware and predict its points
         (the honest error; it sets the uncertainty band).
@@ -987,9 +1021,7 @@ def calibrate(
     if holdout_by not in ("hardware", "family"):
         raise ValueError(f"holdout_by={holdout_by!r} must be 'hardware' or 'family'")
     if points is None:
-        from tokenomics.curves.measured import curves
-
-        points = curves(kind="measured")
+        points = calibration_points()
     sources = EXCLUDED_SOURCES if excluded_sources is None else tuple(excluded_sources)
     keep, dropped = _screen(points, frontier_only, sources)
     excluded = set(exclude_hardware)

@@ -308,7 +308,8 @@ def decode_pool_factors(hardware: Hardware | str) -> RooflineFactors:
     """
     hw = _as_hardware(hardware)
     base = bundled_calibration().factors_for(hw)
-    return base.model_copy(update={"operator_tables": True, "compute_eff_frac": 1.0, "comm_eff_frac": 1.0,
+    return base.model_copy(update={"operator_tables": True, "compute_eff_frac": 1.0, "dense_compute_eff_frac": 1.0,
+                                   "comm_eff_frac": 1.0,
                                    "source": f"decode pool: measured kernel rates; memory and fixed costs "
                                              f"{base.source}"})
 

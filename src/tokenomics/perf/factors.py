@@ -23,6 +23,7 @@ from tokenomics.catalog import Hardware
 FITTED_FACTORS: Final[tuple[str, ...]] = (
     "hbm_bandwidth_eff_frac",
     "compute_eff_frac",
+    "dense_compute_eff_frac",
     "prefill_compute_eff_frac",
     "comm_eff_frac",
     "layer_latency_s",
@@ -38,7 +39,14 @@ class RooflineFactors(BaseModel):
     hbm_bandwidth_eff_frac : float
         Achieved fraction of peak HBM bandwidth when streaming weights and KV cache, (0, 1].
     compute_eff_frac : float
-        Achieved fraction of peak dense FLOP/s in decode steps, (0, 1].
+        Achieved fraction of peak dense FLOP/s in the decode steps of mixture-of-experts models,
+        (0, 1].
+    dense_compute_eff_frac : float
+        The same for dense models (every layer a dense FFN), (0, 1]. Fitted apart: an MoE
+        decode step also routes, permutes and runs grouped GEMMs at a few tokens per expert,
+        which measured kernel tables put far below a dense GEMM at ``M`` = batch
+        (``data/perf/operator_efficiency.csv``); one shared efficiency fitted on MoE points
+        under-projects dense serving several-fold.
     prefill_compute_eff_frac : float
         Achieved fraction of peak dense FLOP/s in prefill, (0, 1].
     comm_eff_frac : float
@@ -78,6 +86,7 @@ class RooflineFactors(BaseModel):
 
     hbm_bandwidth_eff_frac: float = Field(0.75, gt=0.0, le=1.0)
     compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
+    dense_compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
     prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0)
     comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0)
     step_overhead_s: float = Field(0.0, ge=0.0)
@@ -104,6 +113,7 @@ class RooflineFactors(BaseModel):
         return cls(
             hbm_bandwidth_eff_frac=1.0,
             compute_eff_frac=1.0,
+            dense_compute_eff_frac=1.0,
             prefill_compute_eff_frac=1.0,
             comm_eff_frac=1.0,
             step_overhead_s=0.0,

@@ -499,6 +499,8 @@ class _Work:
     osl: Any
     num_gpus: Any
     disaggregated: Any
+    dense: Any
+    """1 for a dense model (decode compute at ``dense_compute_eff_frac``), 0 for an MoE."""
 
 
 def _stack(works: list[_Work]) -> _Work:
@@ -737,6 +739,7 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
         osl=osl,
         num_gpus=n,
         disaggregated=cfg.disaggregated,
+        dense=0.0 if a.moe_layers else 1.0,
     )
 
 
@@ -750,10 +753,11 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     # (chunked prefill), per pipeline stage
     prompts = np.where(disagg, 0.0, b * tau / osl)
     hbm = hbm_bw * f.hbm_bandwidth_eff_frac
+    eff = np.where(np.asarray(wk.dense) > 0.0, f.dense_compute_eff_frac, f.compute_eff_frac)
     # MTP draft passes, sequential after the verification pass (one per micro-batch per draft),
     # each one layer's kernels (the model's mean kernel units per layer)
     t_draft = wk.draft_passes * pp * (
-        np.maximum(wk.draft_compute_s / f.compute_eff_frac, wk.draft_bytes / hbm)
+        np.maximum(wk.draft_compute_s / eff, wk.draft_bytes / hbm)
         + wk.layer_units / wk.layers * f.layer_latency_s)
     if f.operator_tables:
         # GEMM FLOPs at their measured shape-dependent rates (tokens per step, tokens per expert),
@@ -761,14 +765,14 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         # at the fitted HBM efficiency; collectives at measured bus bandwidths and latencies
         p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
-        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / f.compute_eff_frac + prompts * p_compute / pp
+        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / eff + prompts * p_compute / pp
         t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s + prompts * p_link
         t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
-        t_compute = wk.compute_s / f.compute_eff_frac
+        t_compute = wk.compute_s / eff
         t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
         p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
