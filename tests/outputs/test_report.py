@@ -405,3 +405,23 @@ def test_extra_workloads_fill_the_workload_selector(tmp_path):
 def test_unknown_price_provider_is_named_before_any_computation():
     with pytest.raises(KeyError, match="unknown price provider 'nope'"):
         report.ReportOptions(price_provider="nope")
+
+
+def test_standard_points_below_the_curve_are_met_at_its_slowest_point_as_compare_reads_them():
+    from tokenomics.outputs.report.build import _standard_points
+
+    # a measured curve from 40 to 90 tok/s/user: 20 and 35 lie below it (met at the 40 tok/s/user
+    # point's throughput, as evaluate() reads them), 100 above it (NaN)
+    pts = pd.DataFrame({"hardware_id": "b200", "model_id": "deepseek-r1", "kind": "measured",
+                        "interactivity_tok_per_s_per_user": [40.0, 60.0, 90.0],
+                        "throughput_tok_per_s_per_gpu": [3000.0, 2000.0, 800.0]})
+    curve = tk.ThroughputCurve.from_points(pts)
+    std = _standard_points("deepseek-r1", "b200", "8k/1k", curve, (0.5, 2.0), {"published": 2.0}, 0.6)
+    by_x = std.set_index("interactivity_tok_per_s_per_user")
+    assert by_x.loc[20.0, "throughput_tok_per_s_per_gpu"] == 3000.0
+    assert by_x.loc[35.0, "throughput_tok_per_s_per_gpu"] == 3000.0
+    assert by_x.loc[50.0, "throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(50.0)))
+    assert np.isnan(by_x.loc[100.0, "throughput_tok_per_s_per_gpu"])
+    # cost at 20: $2 per GPU-hour over 3000 tok/s x 3600 s x 0.6 = 6.48 Mtok per hour
+    assert by_x.loc[20.0, "cost_usd_per_mtok"] == pytest.approx(2.0 / (3000 * 3600 * 0.6 / 1e6))
+    assert np.isnan(by_x.loc[100.0, "cost_usd_per_mtok"])

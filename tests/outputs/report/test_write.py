@@ -181,3 +181,19 @@ def test_exchange_swaps_in_one_step(tmp_path):
         pytest.skip("this file system cannot exchange two paths atomically (the fallback is tested above)")
     assert (a / "x").read_text() == "b"
     assert (b / "x").read_text() == "a"
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_current_directory_or_its_parent_is_refused_before_computing(tmp_path, monkeypatch, name):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine")
+    monkeypatch.chdir(work)
+
+    def never(options=None, step=None):
+        raise AssertionError("computed before the target was checked")
+
+    monkeypatch.setattr(build, "build_report", never)
+    with pytest.raises(FileExistsError, match="current directory"):
+        write_report(Path(name), SMALL, progress=False, png=False, force=True)
+    assert (work / "notes.txt").read_text() == "mine"

@@ -527,12 +527,12 @@ def _standard_points(model_id: str, hardware_id: str, workload: str, curve: Any,
                      rates: dict[str, float], utilization_frac: float) -> pd.DataFrame:
     """Throughput and cost at :data:`STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER`, per TCO basis.
 
-    Outside the curve's interactivity range the throughput is NaN (never extrapolated).
+    Read as :meth:`~tokenomics.curves.curve.ThroughputCurve.throughput_at` reads it, the rule of
+    ``tk.compare`` and ``tk.evaluate``: a target slower than the curve's slowest point is met at
+    that point's throughput; one faster than its fastest point is NaN (never extrapolated).
     """
     x = np.asarray(STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER, dtype=float)
-    lo, hi = curve.interactivity_range
-    inside = (x >= lo) & (x <= hi)
-    tput = np.where(inside, np.asarray(curve.throughput_at(np.where(inside, x, lo)), dtype=float), np.nan)
+    tput = np.asarray(curve.throughput_at(x), dtype=float)
     ok = np.isfinite(tput) & (tput > 0)
     has_band = all(math.isfinite(b) and b > 0 for b in band)
     kinds = curve_kind_at(curve, x)

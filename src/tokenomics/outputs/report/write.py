@@ -197,6 +197,13 @@ def _is_report_work(directory: Path) -> bool:
 
 
 def _check_target(out: Path, force: bool) -> None:
+    here = Path.cwd().resolve()
+    target = out.resolve()
+    if target == here or target in here.parents:
+        raise FileExistsError(
+            f"{out} is the current directory or contains it, which cannot be swapped for a report; "
+            "choose a new subdirectory with -o"
+        )
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"{out} exists and is not a directory; choose another directory with -o")
     if out.is_dir() and any(out.iterdir()) and read_manifest(out) is None and not force:
