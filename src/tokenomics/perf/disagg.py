@@ -99,6 +99,9 @@ github.com/vllm-project/vllm issue 50913 (2026-08-03) and pull request 51919 (20
 MAX_KV_HANDOVER_LATENCY_S: float = 10.0
 """Largest plausible handover latency [s]: more is a unit slip (milliseconds given as seconds)."""
 
+_MS_HINT_MAX: float = 10_000.0
+"""Largest out-of-range handover latency [s] read as milliseconds in the error's hint."""
+
 PREFILL_PARALLELISM: tuple[tuple[int, int], ...] = (
     (1, 1), (2, 1), (4, 1), (8, 1), (1, 2), (1, 4), (1, 8), (2, 2), (2, 4), (4, 2), (4, 4), (8, 2),
 )
@@ -112,6 +115,10 @@ DISAGG_COLUMNS: tuple[str, ...] = (
     "prefill_cost_usd_per_gpu_hour", "decode_cost_usd_per_gpu_hour", "cost_usd_per_gpu_hour",
 )
 """Columns a plan's points carry beside the curve schema."""
+
+IDENTITY_COLUMNS: tuple[str, ...] = ("model_id", "isl_tokens", "osl_tokens")
+"""Columns that say what plan points were computed for (:func:`tokenomics.evaluate_plan` checks them);
+:func:`plan_points` and :func:`closed_loop_points` append them, curve rows have them in the schema."""
 
 
 def _as_model(model: Model | str) -> Model:
@@ -208,7 +215,8 @@ class ServingPlan(BaseModel):
         Fraction of the line rate a KV transfer reaches, in (0, 1].
     kv_handover_latency_s : float
         Fixed latency each request adds to TTFT between the pools beside the KV transfer time
-        [s], in [0, 10] (default :data:`DEFAULT_KV_HANDOVER_LATENCY_S`).
+        [s], in [0, 10] (default :data:`DEFAULT_KV_HANDOVER_LATENCY_S`); a value above 10 is
+        refused, with a hint where it looks like milliseconds.
 
     Examples
     --------
@@ -242,8 +250,27 @@ class ServingPlan(BaseModel):
     @field_validator("kv_handover_latency_s")
     @classmethod
     def _handover(cls, value: float) -> float:
-        check_range("kv_handover_latency_s", value, low=0.0, high=MAX_KV_HANDOVER_LATENCY_S)
+        try:
+            check_range("kv_handover_latency_s", value, low=0.0, high=MAX_KV_HANDOVER_LATENCY_S)
+        except ValueError as exc:
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                x = math.nan
+            if MAX_KV_HANDOVER_LATENCY_S < x <= _MS_HINT_MAX:
+                raise ValueError(f"{exc}; {x:g} looks like milliseconds: {x / 1000.0:g} s?") from None
+            raise
         return float(value)
+
+    @model_validator(mode="after")
+    def _decode_serves(self) -> ServingPlan:
+        hw = _as_hardware(self.decode.hardware)
+        if hw.prefill_only:
+            raise ValueError(
+                f"the decode pool is on {hw.hardware_id}, a prefill-only part (serving_role='prefill'): it "
+                "serves only as the prefill pool; put the decode pool on a system that serves decode"
+            )
+        return self
 
     @property
     def label(self) -> str:
@@ -357,6 +384,15 @@ def _tco_usd_per_gpu_hour(hw: Hardware, tco: Any) -> float:
     return value
 
 
+def _concurrency_values(concurrency: Any, what: str) -> np.ndarray:
+    """Return explicit concurrencies as a float array; raise if empty or not all > 0."""
+    values = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    if values.size == 0:
+        raise ValueError(f"concurrency is empty (got {concurrency!r}): give at least one value > 0, {what} [count]")
+    check_positive("concurrency", values)
+    return values
+
+
 def plan_points(
     model: Model | str,
     plan: ServingPlan,
@@ -384,7 +420,7 @@ def plan_points(
     plan : ServingPlan
         The two pools.
     concurrency : float or array_like
-        Concurrent sequences per decode replica [count], > 0.
+        Concurrent sequences per decode replica [count], > 0, at least one.
     isl_tokens, osl_tokens : float
         Input (cached prefix included) and output tokens per request [tokens], > 0.
     cached_tokens : float
@@ -412,17 +448,20 @@ def plan_points(
         interactivity_tok_per_s_per_user, ttft_s, e2e_interactivity_tok_per_s_per_user,
         num_gpus, num_prefill_gpus, num_decode_gpus, throughput_tok_per_s_per_gpu,
         input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu,
-        max_concurrency``, ``cache_hit_frac`` (realized), ``theoretical_cache_hit_frac`` and
-        :data:`DISAGG_COLUMNS`.
+        max_concurrency``, ``cache_hit_frac`` (realized), ``theoretical_cache_hit_frac``,
+        :data:`DISAGG_COLUMNS` and :data:`IDENTITY_COLUMNS` (``model_id``, ``isl_tokens``,
+        ``osl_tokens``: what the points were computed for, checked by
+        :func:`tokenomics.evaluate_plan`).
 
     Raises
     ------
     ValueError
-        A pool whose weights or prompt do not fit, hardware without the scale-out bandwidth or
-        the precision rate its role needs (the message names the field), a fixed prefill pool
-        too small for the decode pool's request rate, a decode pool whose NICs cannot receive
-        the KV caches at that rate, ``cached_tokens`` outside [0, ISL), or both
-        ``cached_tokens`` and ``theoretical_hit_frac`` given.
+        An empty or non-positive ``concurrency``, a pool whose weights or prompt do not fit,
+        hardware without the scale-out bandwidth or the precision rate its role needs (the
+        message names the field), a fixed prefill pool too small for the decode pool's request
+        rate, a decode pool whose NICs cannot receive the KV caches at that rate,
+        ``cached_tokens`` outside [0, ISL), or both ``cached_tokens`` and
+        ``theoretical_hit_frac`` given.
 
     Examples
     --------
@@ -439,8 +478,7 @@ def plan_points(
     check_positive("osl_tokens", osl_tokens)
     isl, osl, cached = float(isl_tokens), float(osl_tokens), float(cached_tokens)
     check_range("cached_tokens", cached, low=0.0, high=isl, high_inclusive=False)
-    batch = np.atleast_1d(np.asarray(concurrency, dtype=float))
-    check_positive("concurrency", batch)
+    batch = _concurrency_values(concurrency, "concurrent sequences per decode replica")
     m = _as_model(model)
     hw_p, hw_d = _as_hardware(plan.prefill.hardware), _as_hardware(plan.decode.hardware)
     f_p, f_d = _pool_factors(hw_p, prefill_factors), _pool_factors(hw_d, decode_factors)
@@ -448,7 +486,16 @@ def plan_points(
     _scaleout_bytes_per_s(hw_d, "decode")
     prefill = _Prefill.build(m, hw_p, plan.prefill.config, isl, cached, theoretical_hit_frac, f_p)
     costs = (_tco_usd_per_gpu_hour(hw_p, tco_usd_per_gpu_hour), _tco_usd_per_gpu_hour(hw_d, tco_usd_per_gpu_hour))
-    return pd.DataFrame(_plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity))
+    out = pd.DataFrame(_plan_frame(m, plan, batch, isl, osl, f_d, prefill, costs, check_capacity))
+    return _with_identity(out, m, isl, osl)
+
+
+def _with_identity(points: pd.DataFrame, m: Model, isl: float, osl: float) -> pd.DataFrame:
+    """Append :data:`IDENTITY_COLUMNS` (the model and ISL/OSL the points were computed for)."""
+    points["model_id"] = m.model_id
+    points["isl_tokens"] = float(isl)
+    points["osl_tokens"] = float(osl)
+    return points
 
 
 class _Prefill:
@@ -676,7 +723,7 @@ def closed_loop_points(
     plan : ServingPlan
         Both pools with ``num_gpus`` given.
     concurrency : float or array_like
-        Requests in flight over the whole plan [count], > 0.
+        Requests in flight over the whole plan [count], > 0, at least one.
     isl_tokens, osl_tokens : float
         Input and output tokens per request [tokens], > 0.
     max_batch_per_replica : int, optional
@@ -694,12 +741,14 @@ def closed_loop_points(
         prefill_utilization_frac, num_prefill_gpus, num_decode_gpus, num_gpus,
         throughput_tok_per_s_per_gpu, bound`` (``"prefill"``, ``"decode"``: the pool that
         limits the rate, the other's queue being short, or ``"decode slots"`` when requests wait
-        for a decode slot).
+        for a decode slot), ``prefill_hardware_id, decode_hardware_id`` and
+        :data:`IDENTITY_COLUMNS` (``model_id, isl_tokens, osl_tokens``), so that
+        :func:`tokenomics.evaluate_plan` can price them and check what they were computed for.
 
     Raises
     ------
     ValueError
-        A pool without ``num_gpus``, a non-positive concurrency or ``max_batch_per_replica``,
+        A pool without ``num_gpus``, an empty or non-positive concurrency or ``max_batch_per_replica``,
         or a pool whose weights or prompt do not fit.
 
     Examples
@@ -716,8 +765,7 @@ def closed_loop_points(
     """
     check_positive("isl_tokens", isl_tokens)
     check_positive("osl_tokens", osl_tokens)
-    conc = np.atleast_1d(np.asarray(concurrency, dtype=float))
-    check_positive("concurrency", conc)
+    conc = _concurrency_values(concurrency, "requests in flight over the whole plan")
     for role, pool in (("prefill", plan.prefill), ("decode", plan.decode)):
         if pool.num_gpus is None:
             raise ValueError(f"the {role} pool needs num_gpus: a closed loop runs fixed pools")
@@ -787,7 +835,9 @@ def closed_loop_points(
         "num_gpus": n_all,
         "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
         "bound": bound,
-    })
+        "prefill_hardware_id": hw_p.hardware_id,
+        "decode_hardware_id": hw_d.hardware_id,
+    }).pipe(_with_identity, m, isl, osl)
 
 
 def prefill_configs(model: Model | str, hardware: Hardware | str, *, isl_tokens: float = 8192.0,
@@ -1023,7 +1073,7 @@ def project_disagg_curve(
         pool's KV capacity (see :func:`plan_points`); default a session workload's
         ``cached_prefix_frac``.
     concurrency : sequence of float, optional
-        Decode concurrencies per replica [count] (default: the grid above).
+        Decode concurrencies per replica [count], > 0, at least one (default: the grid above).
     prefill_config : ServingConfig, optional
         Prefill replica (default: :func:`best_prefill_config`).
     decode_configs_ : iterable of ServingConfig, optional
@@ -1113,6 +1163,8 @@ def _disagg_rows(
     hw_p, hw_d = _as_hardware(prefill_hardware), _as_hardware(decode_hardware)
     if workload is not None and (isl_tokens is not None or osl_tokens is not None):
         raise ValueError("give workload= or isl_tokens/osl_tokens, not both: the workload sets ISL/OSL")
+    explicit = (None if concurrency is None
+                else _concurrency_values(concurrency, "concurrent sequences per decode replica"))
     wl = workload_preset(workload if workload is not None else DEFAULT_WORKLOAD)
     isl = float(wl.isl_tokens if isl_tokens is None else isl_tokens)
     osl = float(wl.osl_tokens if osl_tokens is None else osl_tokens)
@@ -1186,10 +1238,10 @@ def _disagg_rows(
         if b_max < 1:
             entries.append(("error", f"{cfg.label}: max_concurrency=0"))
             continue
-        if concurrency is None:
+        if explicit is None:
             grid = np.asarray([c for c in DEFAULT_CONCURRENCY if c < b_max] + [b_max], dtype=float)
         else:
-            grid = np.atleast_1d(np.asarray(concurrency, dtype=float))
+            grid = explicit
         if cfg_d.kv_precision not in kv_by_precision:
             kv_by_precision[cfg_d.kv_precision] = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
         n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)

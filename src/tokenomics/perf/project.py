@@ -30,6 +30,7 @@ from tokenomics.perf.configs import (
 from tokenomics.perf.disagg import (
     DEFAULT_KV_TRANSFER_EFF_FRAC,
     DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
+    _concurrency_values,
     _disagg_rows,
 )
 from tokenomics.perf.factors import RooflineFactors
@@ -302,9 +303,11 @@ def project_curve(
     Raises
     ------
     ValueError
-        If an explicit concurrency exceeds the memory capacity (naming the limit) or the
-        weights do not fit (at the best-practice precisions within one scale-up domain, or in
-        every given configuration).
+        If ``hardware`` is a prefill-only part (``serving_role='prefill'``, e.g. Rubin CPX: it
+        serves only as the prefill pool of :func:`~tokenomics.perf.project_disagg_curve`), if
+        ``concurrency`` is empty or not all > 0, if an explicit concurrency exceeds the memory
+        capacity (naming the limit) or the weights do not fit (at the best-practice precisions
+        within one scale-up domain, or in every given configuration).
 
     Examples
     --------
@@ -322,6 +325,16 @@ def project_curve(
     ({'projected'}, True)
     """
     m, hw = as_model(model), as_hardware(hardware)
+    if hw.prefill_only:
+        # its rows would price decode on a part that never decodes (as tokenomics.compare refuses it)
+        raise ValueError(
+            f"{hw.hardware_id} is a prefill-only part (serving_role='prefill'): it does not serve decode, so it "
+            f"has no curve of its own; project it as the prefill pool of a disaggregated plan: "
+            f"project_disagg_curve({m.model_id!r}, {hw.hardware_id!r}, decode_hw) with decode_hw a system "
+            "that serves decode"
+        )
+    if concurrency is not None:
+        concurrency = _concurrency_values(concurrency, "concurrent sequences per replica")
     if factors is None:
         cal = bundled_calibration()
         factors = cal.factors_for(hw)
