@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from tokenomics._validate import check_fraction, check_range, normalize_name, unknown_name_error
 from tokenomics.catalog import data_dir
@@ -204,12 +204,24 @@ class Workload(BaseModel):
         by its completed requests: ``isl = sum(n_r x mean_isl_r) / sum(n_r)``; the p50/p90
         quantiles are pooled the same way (an approximation of the pooled distribution).
 
+        Every run must carry every field the pooling uses: the mean input and output tokens and
+        the theoretical hit rate, the completed requests (> 0; a single run may omit them, its
+        weight does not matter) and each quantile that any run gives (a quantile given by no run
+        is left out of the workload).
+
         Parameters
         ----------
         points : path, iterable of paths, mapping, iterable of mappings or DataFrame
-            Result files or directories (read by :func:`read_agentic_runs`), decoded JSON rows,
-            or a run table with the columns of :func:`read_agentic_runs` (at least
-            ``input_tokens_mean``, ``output_tokens_mean``, ``theoretical_cache_hit_frac``).
+            Result files or directories (read by :func:`read_agentic_runs`; an AgentX aggregate
+            gives ``request_metrics.tokens.input.mean`` and the like), decoded JSON rows, or a run
+            table (DataFrame, or mappings) with the columns of :func:`read_agentic_runs`. A run
+            table and a flat result row accept the same names, in either spelling (run-table /
+            early flat row): ``input_tokens_mean`` / ``mean_input_tokens``, ``output_tokens_mean``
+            / ``mean_output_tokens_actual``, ``theoretical_cache_hit_frac`` /
+            ``theoretical_cache_hit_rate`` (these three required), ``requests`` /
+            ``total_requests_completed``, ``input_tokens_p50`` / ``median_input_tokens``,
+            ``input_tokens_p90`` / ``p90_input_tokens``, ``output_tokens_p50`` /
+            ``median_output_tokens_actual``, ``output_tokens_p90`` / ``p90_output_tokens_actual``.
         name : str, default "agentic"
             Workload name.
         idle_s_between_turns : float, default 0
@@ -225,7 +237,15 @@ class Workload(BaseModel):
         Raises
         ------
         ValueError
-            A missing, negative or out-of-range field (naming the file or run and the field).
+            A missing (NaN), negative or out-of-range field, requests <= 0, a p90 below its p50,
+            both spellings of one field, a field missing in some runs only, or a hit-rate field
+            the pooling would not read (``cache_hit_rate``, ``cached_prefix_frac``, ...). The
+            message names the file (or the run: its ``run_id`` or ``source``, else its row) and
+            the field as the input spells it, listing the accepted names of a missing one.
+        FileNotFoundError
+            A result path that does not exist.
+        TypeError
+            ``points`` of another type, or paths and mappings mixed.
         """
         return _from_results(points, name=name, idle_s_between_turns=idle_s_between_turns,
                              turns_per_session=turns_per_session)
@@ -235,12 +255,15 @@ class Workload(BaseModel):
                    block_size_tokens: float | None = None) -> Workload:
         """Build a workload from a request trace (JSONL, one request per line).
 
-        Each line holds ``input_length`` and ``output_length`` [tokens] (also accepted:
-        ``input_tokens``/``output_tokens``), optionally ``hash_ids`` (the KV block hashes of the
-        prompt, Mooncake / AgentX-Weka trace format, one id per block of ``block_size_tokens``),
-        ``session_id``, and ``idle_s`` (idle time before the request). The theoretical hit rate is
-        computed with an unbounded cache: a request hits the leading blocks whose hashes appeared
-        in any earlier request, ``hit = sum(min(isl, matched_blocks x block)) / sum(isl)``.
+        Each line holds ``input_length`` and ``output_length`` [tokens], whole JSON numbers
+        (also accepted: ``input_tokens``/``output_tokens`` or ``isl``/``osl``, one spelling per
+        line), optionally ``hash_ids`` (the KV block hashes of the prompt, integers or strings,
+        Mooncake / AgentX-Weka trace format, one id per block of ``block_size_tokens``),
+        ``session_id`` (string or integer), and ``idle_s`` or ``delay_s`` (idle time before the
+        request [s], in [0, 86400]). A hit rate is never read from the trace: the theoretical hit
+        rate is computed with an unbounded cache, a request hitting the leading blocks whose
+        hashes appeared in any earlier request, ``hit = sum(min(isl, matched_blocks x block)) /
+        sum(isl)``.
 
         Parameters
         ----------
@@ -249,7 +272,8 @@ class Workload(BaseModel):
         name : str, optional
             Workload name (default: the file name without suffix).
         block_size_tokens : float, optional
-            Tokens per hashed block (default: ``ceil(input_length / len(hash_ids))`` per line).
+            Tokens per hashed block, in (0, 2e6] (default: ``ceil(input_length / len(hash_ids))``
+            per line).
 
         Returns
         -------
@@ -260,11 +284,17 @@ class Workload(BaseModel):
         Raises
         ------
         ValueError
-            Malformed JSON, a missing or negative token count, a cached share larger than the
-            input (more hashed blocks than the input holds), a hit-rate field that would be
-            ignored; the message names the file, line and field.
+            Malformed JSON, a missing token count, one that is not a JSON number (a string such
+            as ``"1000"``), not whole (``1000.5``) or outside [0, 2e6] tokens (input > 0), two
+            spellings of one field, a cached share larger than the input (more hashed blocks than
+            the input holds), or a hit-rate or cached-token field the reader would ignore (any
+            field whose name holds ``hit`` or ``cached``, e.g. ``cache_hit_rate`` or
+            ``cached_tokens``: the hit rate is computed from the block hashes); the message names
+            the file, line and field.
         FileNotFoundError
             The file does not exist.
+        IsADirectoryError
+            The path is a directory (give the JSONL file).
         """
         return _from_trace(path, name=name, block_size_tokens=block_size_tokens)
 
@@ -386,6 +416,35 @@ _RUN_COLUMNS: tuple[str, ...] = (
 
 _RUN_REQUIRED: tuple[str, ...] = ("input_tokens_mean", "output_tokens_mean", "theoretical_cache_hit_frac")
 
+_POOLED_FIELDS: dict[str, tuple[str, str, str]] = {
+    "requests": ("requests", "total_requests_completed", "server_metrics.tokens.requests_completed"),
+    "input_tokens_mean": ("input_tokens_mean", "mean_input_tokens", "request_metrics.tokens.input.mean"),
+    "input_tokens_p50": ("input_tokens_p50", "median_input_tokens", "request_metrics.tokens.input.p50"),
+    "input_tokens_p90": ("input_tokens_p90", "p90_input_tokens", "request_metrics.tokens.input.p90"),
+    "output_tokens_mean": ("output_tokens_mean", "mean_output_tokens_actual",
+                           "request_metrics.tokens.output_actual.mean"),
+    "output_tokens_p50": ("output_tokens_p50", "median_output_tokens_actual",
+                          "request_metrics.tokens.output_actual.p50"),
+    "output_tokens_p90": ("output_tokens_p90", "p90_output_tokens_actual",
+                          "request_metrics.tokens.output_actual.p90"),
+    "theoretical_cache_hit_frac": ("theoretical_cache_hit_frac", "theoretical_cache_hit_rate",
+                                   "request_metrics.cache.theoretical_cache_hit_rate"),
+}
+"""Fields the pooling of :meth:`Workload.from_results` reads: run-table column, flat result-row
+field (early agentic rows), AgentX aggregate path. A run table or a flat row may use either of the
+first two spellings."""
+
+_QUANTILE_FIELDS: tuple[str, ...] = ("input_tokens_p50", "input_tokens_p90", "output_tokens_p50", "output_tokens_p90")
+
+_IGNORED_HIT_FIELDS = frozenset({
+    "cache_hit_frac", "cache_hit_rate", "hit_rate", "hit_frac", "prefix_hit_rate", "prefix_hit_frac",
+    "prefix_cache_hit_rate", "prefix_cache_hit_frac", "cached_prefix_frac",
+})
+"""Hit-rate names a run table or flat row might carry that the pooling would not read."""
+
+_Names = dict[str, tuple[str, ...]]
+"""Internal field -> its spellings in the input, the one given (or expected) first."""
+
 
 def _get(doc: Mapping[str, Any], path: str) -> Any:
     node: Any = doc
@@ -398,9 +457,9 @@ def _get(doc: Mapping[str, Any], path: str) -> Any:
 
 def _num(value: Any, where: str, key: str) -> float:
     """Return a finite float, NaN for a missing value; raise naming the file and key otherwise."""
-    if value is None or value == "":
+    if value is None or value is pd.NA or (isinstance(value, str) and value == ""):
         return math.nan
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise ValueError(f"{where}: field {key!r} must be a number, got {value!r}")
     try:
         out = float(value)
@@ -411,30 +470,63 @@ def _num(value: Any, where: str, key: str) -> float:
     return out
 
 
-def _agentic_record(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """One run of an AgentX aggregate (nested) or early flat agentic row, as a run-table record."""
+def _refuse_ignored_hit_fields(doc: Mapping[str, Any], where: str) -> None:
+    for key in doc:
+        if str(key) in _IGNORED_HIT_FIELDS:
+            raise ValueError(
+                f"{where}: field {key!r} is not read: the pooled hit rate is the theoretical rate "
+                "'theoretical_cache_hit_frac' (also accepted: 'theoretical_cache_hit_rate'); rename or remove it"
+            )
+
+
+def _spelled_fields(doc: Mapping[str, Any], where: str, *, table: bool) -> tuple[dict[str, float], _Names]:
+    """Return the pooled fields of a run-table row (``table``) or a flat result row, either spelling."""
+    values: dict[str, float] = {}
+    names: _Names = {}
+    for key, (column, flat, _) in _POOLED_FIELDS.items():
+        spellings = (column, flat) if table else (flat, column)
+        given = [(s, _num(doc[s], where, s)) for s in spellings if s in doc]
+        given = [(s, v) for s, v in given if not math.isnan(v)]
+        if len(given) > 1:
+            raise ValueError(
+                f"{where}: fields {given[0][0]!r}={given[0][1]:g} and {given[1][0]!r}={given[1][1]:g} "
+                "are two spellings of one field; give one"
+            )
+        if given:
+            used = given[0][0]
+            values[key] = given[0][1]
+        else:
+            used = next((s for s in spellings if s in doc), spellings[0])
+            values[key] = math.nan
+        names[key] = (used, *(s for s in spellings if s != used))
+    return values, names
+
+
+def _agentic_record(doc: Mapping[str, Any], where: str) -> tuple[dict[str, Any], _Names]:
+    """One run of an AgentX aggregate (nested) or early flat agentic row, as a run-table record.
+
+    Returns the record (columns :data:`_RUN_COLUMNS`) and the spellings of its pooled fields in
+    ``doc`` (for messages that name the file's own fields).
+    """
     nested = isinstance(doc.get("request_metrics"), Mapping)
     rec: dict[str, Any]
+    names: _Names
     if nested:
-        tok = "request_metrics.tokens"
         lat = "request_metrics.latency"
         tput = "request_metrics.throughput"
         srv = "server_metrics"
         dur = _num(_get(doc, f"{tput}.duration_seconds"), where, f"{tput}.duration_seconds")
-        requests = _num(_get(doc, f"{srv}.tokens.requests_completed") or doc.get("num_requests_successful"),
-                        where, "num_requests_successful")
+        req_path = f"{srv}.tokens.requests_completed"
+        if not _get(doc, req_path) and doc.get("num_requests_successful") is not None:
+            req_path = "num_requests_successful"
+        requests = _num(_get(doc, req_path), where, req_path)
         tpot = _num(_get(doc, f"{lat}.tpot.p50"), where, f"{lat}.tpot.p50")
-        rec = {
+        names = {key: (path,) for key, (_, _, path) in _POOLED_FIELDS.items()}
+        names["requests"] = (req_path,)
+        rec = {key: _num(_get(doc, spelled[0]), where, spelled[0]) for key, spelled in names.items()}
+        rec.update({
             "sessions": _num(doc.get("conc"), where, "conc"),
             "kv_offload": "none" if str(doc.get("kv_offloading") or "none").lower() == "none" else "dram",
-            "input_tokens_mean": _num(_get(doc, f"{tok}.input.mean"), where, f"{tok}.input.mean"),
-            "input_tokens_p50": _num(_get(doc, f"{tok}.input.p50"), where, f"{tok}.input.p50"),
-            "input_tokens_p90": _num(_get(doc, f"{tok}.input.p90"), where, f"{tok}.input.p90"),
-            "output_tokens_mean": _num(_get(doc, f"{tok}.output_actual.mean"), where, f"{tok}.output_actual.mean"),
-            "output_tokens_p50": _num(_get(doc, f"{tok}.output_actual.p50"), where, f"{tok}.output_actual.p50"),
-            "output_tokens_p90": _num(_get(doc, f"{tok}.output_actual.p90"), where, f"{tok}.output_actual.p90"),
-            "theoretical_cache_hit_frac": _num(_get(doc, "request_metrics.cache.theoretical_cache_hit_rate"),
-                                               where, "request_metrics.cache.theoretical_cache_hit_rate"),
             "replay_cache_hit_frac": math.nan,
             "realized_cache_hit_frac": _num(_get(doc, f"{srv}.cache.gpu_cache_hit_rate"), where,
                                             f"{srv}.cache.gpu_cache_hit_rate"),
@@ -450,37 +542,30 @@ def _agentic_record(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
             "requests_per_s": requests / dur if dur > 0 else math.nan,
             "kv_pool_tokens": _num(_get(doc, f"{srv}.kv_cache.gpu_total_tokens") or doc.get("kv_pool_tokens"),
                                    where, f"{srv}.kv_cache.gpu_total_tokens"),
-            "requests": requests,
             "duration_s": dur,
-        }
+        })
     else:
+        _refuse_ignored_hit_fields(doc, where)
         itl = _num(doc.get("median_itl"), where, "median_itl")
         off = str(doc.get("offload_mode") or "off").lower()
-        rec = {
-            "sessions": _num(doc.get("users", doc.get("conc")), where, "users"),
-            "kv_offload": "none" if off in ("off", "none") else "dram",
-            "input_tokens_mean": _num(doc.get("mean_input_tokens"), where, "mean_input_tokens"),
-            "input_tokens_p50": _num(doc.get("median_input_tokens"), where, "median_input_tokens"),
-            "input_tokens_p90": _num(doc.get("p90_input_tokens"), where, "p90_input_tokens"),
-            "output_tokens_mean": _num(doc.get("mean_output_tokens_actual"), where, "mean_output_tokens_actual"),
-            "output_tokens_p50": _num(doc.get("median_output_tokens_actual"), where, "median_output_tokens_actual"),
-            "output_tokens_p90": _num(doc.get("p90_output_tokens_actual"), where, "p90_output_tokens_actual"),
-            "theoretical_cache_hit_frac": _num(doc.get("theoretical_cache_hit_rate"), where,
-                                               "theoretical_cache_hit_rate"),
-            "replay_cache_hit_frac": _num(doc.get("theoretical_infinite_cache_hit_rate"), where,
-                                          "theoretical_infinite_cache_hit_rate"),
-            "realized_cache_hit_frac": _num(doc.get("server_gpu_cache_hit_rate"), where, "server_gpu_cache_hit_rate"),
-            "cpu_cache_hit_frac": _num(doc.get("server_cpu_cache_hit_rate"), where, "server_cpu_cache_hit_rate"),
-            "throughput_tok_per_s_per_gpu": _num(doc.get("tput_per_gpu"), where, "tput_per_gpu"),
-            "output_throughput_tok_per_s_per_gpu": _num(doc.get("output_tput_per_gpu"), where, "output_tput_per_gpu"),
-            "interactivity_tok_per_s_per_user": 1.0 / itl if itl > 0 else math.nan,
-            "ttft_median_s": _num(doc.get("median_ttft"), where, "median_ttft"),
-            "e2el_mean_s": _num(doc.get("mean_ttlt"), where, "mean_ttlt"),
-            "requests_per_s": math.nan,
-            "kv_pool_tokens": math.nan,
-            "requests": _num(doc.get("total_requests_completed"), where, "total_requests_completed"),
-            "duration_s": _num(doc.get("duration_seconds"), where, "duration_seconds"),
-        }
+        rec, names = _spelled_fields(doc, where, table=False)
+        rec = {**rec,
+               "sessions": _num(doc.get("users", doc.get("conc")), where, "users"),
+               "kv_offload": "none" if off in ("off", "none") else "dram",
+               "replay_cache_hit_frac": _num(doc.get("theoretical_infinite_cache_hit_rate"), where,
+                                             "theoretical_infinite_cache_hit_rate"),
+               "realized_cache_hit_frac": _num(doc.get("server_gpu_cache_hit_rate"), where,
+                                               "server_gpu_cache_hit_rate"),
+               "cpu_cache_hit_frac": _num(doc.get("server_cpu_cache_hit_rate"), where, "server_cpu_cache_hit_rate"),
+               "throughput_tok_per_s_per_gpu": _num(doc.get("tput_per_gpu"), where, "tput_per_gpu"),
+               "output_throughput_tok_per_s_per_gpu": _num(doc.get("output_tput_per_gpu"), where,
+                                                           "output_tput_per_gpu"),
+               "interactivity_tok_per_s_per_user": 1.0 / itl if itl > 0 else math.nan,
+               "ttft_median_s": _num(doc.get("median_ttft"), where, "median_ttft"),
+               "e2el_mean_s": _num(doc.get("mean_ttlt"), where, "mean_ttlt"),
+               "requests_per_s": math.nan,
+               "kv_pool_tokens": math.nan,
+               "duration_s": _num(doc.get("duration_seconds"), where, "duration_seconds")}
         if float(rec["duration_s"]) > 0:
             rec["requests_per_s"] = float(rec["requests"]) / float(rec["duration_s"])
     rec.update(
@@ -493,30 +578,82 @@ def _agentic_record(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
         ep=_num(doc.get("ep"), where, "ep"),
         source=where,
     )
-    file_keys = {
-        "input_tokens_mean": "request_metrics.tokens.input.mean" if nested else "mean_input_tokens",
-        "output_tokens_mean": "request_metrics.tokens.output_actual.mean" if nested else "mean_output_tokens_actual",
-        "theoretical_cache_hit_frac": ("request_metrics.cache.theoretical_cache_hit_rate" if nested
-                                       else "theoretical_cache_hit_rate"),
-    }
+    _check_run(rec, names, where)
+    return {c: rec[c] for c in _RUN_COLUMNS}, names
+
+
+def _accepted(names: _Names, key: str) -> str:
+    spelled = names[key]
+    return f" (accepted names: {', '.join(repr(s) for s in spelled)})" if len(spelled) > 1 else ""
+
+
+def _check_run(rec: Mapping[str, Any], names: _Names, where: str) -> None:
+    """Check one run's pooled fields, naming them as the input spells them."""
     for key in _RUN_REQUIRED:
         if math.isnan(float(rec[key])):
-            raise ValueError(f"{where}: field {file_keys[key]!r} is required for an agentic workload but missing")
-    _check_run(rec, where)
-    return {c: rec[c] for c in _RUN_COLUMNS}
-
-
-def _check_run(rec: Mapping[str, Any], where: str) -> None:
-    for key in ("input_tokens_mean", "output_tokens_mean"):
+            raise ValueError(f"{where}: field {names[key][0]!r} is required for an agentic workload but "
+                             f"missing{_accepted(names, key)}")
+    for key in ("input_tokens_mean", *_QUANTILE_FIELDS, "output_tokens_mean"):
         value = float(rec[key])
-        if not 0.0 < value <= _MAX_TOKENS:
-            raise ValueError(f"{where}: field {key!r}={value!r} is outside (0, {_MAX_TOKENS:g}] tokens")
+        if not math.isnan(value) and not 0.0 < value <= _MAX_TOKENS:
+            raise ValueError(f"{where}: field {names[key][0]!r}={value:g} is outside (0, {_MAX_TOKENS:g}] tokens")
+    for side in ("input", "output"):
+        p50, p90 = float(rec[f"{side}_tokens_p50"]), float(rec[f"{side}_tokens_p90"])
+        if p90 < p50:
+            raise ValueError(
+                f"{where}: field {names[f'{side}_tokens_p90'][0]!r}={p90:g} is below field "
+                f"{names[f'{side}_tokens_p50'][0]!r}={p50:g}: a p90 cannot be smaller than the p50"
+            )
     for key in ("theoretical_cache_hit_frac", "replay_cache_hit_frac", "realized_cache_hit_frac",
                 "cpu_cache_hit_frac"):
         value = float(rec.get(key, math.nan))
         if not math.isnan(value) and not 0.0 <= value <= 1.0:
             hint = " (looks like a percent; fractions are 0..1)" if 1.0 < value <= 100.0 else ""
-            raise ValueError(f"{where}: field {key!r}={value!r} is outside [0, 1]{hint}")
+            field = names[key][0] if key in names else key
+            raise ValueError(f"{where}: field {field!r}={value:g} is outside [0, 1]{hint}")
+
+
+def _read_agentic_records(paths: str | Path | Iterable[str | Path]) -> list[tuple[dict[str, Any], _Names, str]]:
+    """Each result file under ``paths`` as (run-table record, spellings of its pooled fields, file)."""
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    files: list[Path] = []
+    for item in items:
+        if not isinstance(item, str | Path):
+            raise TypeError(f"agentic result paths must be str or Path, got {type(item).__name__} ({item!r})")
+        p = Path(item)
+        if p.is_dir():
+            files.extend(sorted(p.rglob("*.json")))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"agentic result path {str(p)!r} does not exist")
+    if not files:
+        raise ValueError(f"no agentic result files (*.json) under {items!r}")
+    seen: dict[Path, Path] = {}
+    for f in files:
+        key = f.resolve()
+        if key in seen:
+            also = "" if str(seen[key]) == str(f) else f" (also as {seen[key]})"
+            raise ValueError(f"{f}: result file given twice{also}; its run would count twice")
+        seen[key] = f
+    records = []
+    for f in files:
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{f}: line {err.lineno}: not valid JSON ({err.msg})") from None
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{f}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        if not isinstance(doc, Mapping) or not (
+            isinstance(doc.get("request_metrics"), Mapping) or "theoretical_cache_hit_rate" in doc
+        ):
+            raise ValueError(
+                f"{f}: not an agentic result row (expected AgentX 'request_metrics' or the flat "
+                "'theoretical_cache_hit_rate' field)"
+            )
+        rec, names = _agentic_record(doc, str(f))
+        records.append((rec, names, str(f)))
+    return records
 
 
 def read_agentic_runs(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
@@ -544,74 +681,72 @@ def read_agentic_runs(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        A file that is not an agentic result, or a missing or out-of-range field (the message
-        names the file and field).
+        A file that is not an agentic result, a file given twice, or a missing, out-of-range or
+        inconsistent field (a p90 below its p50); the message names the file and the field as
+        the file spells it (e.g. ``request_metrics.tokens.input.mean``).
     FileNotFoundError
         A path that does not exist.
     """
-    items = [paths] if isinstance(paths, str | Path) else list(paths)
-    files: list[Path] = []
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            files.extend(sorted(p.rglob("*.json")))
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise FileNotFoundError(f"agentic result path {str(p)!r} does not exist")
-    if not files:
-        raise ValueError(f"no agentic result files (*.json) under {items!r}")
-    records = []
-    for f in files:
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{f}: line {err.lineno}: not valid JSON ({err.msg})") from None
-        if not isinstance(doc, Mapping) or not (
-            isinstance(doc.get("request_metrics"), Mapping) or "theoretical_cache_hit_rate" in doc
-        ):
-            raise ValueError(
-                f"{f}: not an agentic result row (expected AgentX 'request_metrics' or the flat "
-                "'theoretical_cache_hit_rate' field)"
-            )
-        records.append(_agentic_record(doc, str(f)))
+    records = [rec for rec, _, _ in _read_agentic_records(paths)]
     return pd.DataFrame.from_records(records, columns=list(_RUN_COLUMNS))
 
 
-def _weighted(values: Sequence[float], weights: Sequence[float]) -> float:
-    pairs = [(v, w) for v, w in zip(values, weights, strict=True) if not math.isnan(v)]
-    if not pairs:
-        return math.nan
-    total = sum(w for _, w in pairs)
-    return sum(v * w for v, w in pairs) / total
+def _build_workload(where: str, **fields: Any) -> Workload:
+    """``Workload(**fields)``, a validation error re-raised as a ValueError naming ``where``."""
+    try:
+        return Workload(**fields)
+    except ValidationError as err:
+        msgs = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in err.errors())
+        raise ValueError(f"{where}: {msgs}") from None
 
 
-def _workload_from_runs(name: str, rows: Sequence[Mapping[str, Any]], source: str,
+def _workload_from_runs(name: str, runs: Sequence[tuple[Mapping[str, Any], _Names, str]], source: str,
                         idle_s_between_turns: float, turns_per_session: float) -> Workload:
-    """Pool run rows into one sessions workload (request-weighted means of per-run statistics)."""
-    if not rows:
+    """Pool checked runs into one sessions workload (request-weighted means of per-run statistics).
+
+    Every run must carry every field the pooling uses: the completed ``requests`` (> 0; optional
+    for a single run, whose weight does not matter) and each quantile that any run gives.
+    """
+    if not runs:
         raise ValueError("no agentic runs to build a workload from")
     weights = []
-    for i, r in enumerate(rows):
-        for key in _RUN_REQUIRED:
-            if key not in r:
-                raise ValueError(f"run {i} ({r.get('run_id', '?')}): field {key!r} is missing")
-        _check_run(r, f"run {i} ({r.get('run_id', '?')})")
-        req = float(r.get("requests", math.nan) or math.nan)
-        weights.append(req if req > 0 else 1.0)
+    for rec, names, where in runs:
+        req = float(rec["requests"])
+        field = names["requests"][0]
+        if math.isnan(req):
+            if len(runs) > 1:
+                raise ValueError(
+                    f"{where}: field {field!r} is missing: runs are pooled weighted by their completed "
+                    f"requests, so every run must give it{_accepted(names, 'requests')}"
+                )
+            req = 1.0
+        elif not req > 0:
+            raise ValueError(f"{where}: field {field!r}={req:g} must be > 0 completed requests "
+                             "(runs are pooled weighted by them)")
+        weights.append(req)
+    for key in _QUANTILE_FIELDS:
+        have = [not math.isnan(float(rec[key])) for rec, _, _ in runs]
+        if any(have) and not all(have):
+            _, names, where = runs[have.index(False)]
+            giver = runs[have.index(True)][2]
+            raise ValueError(
+                f"{where}: field {names[key][0]!r} is missing while {giver} gives it: a quantile is "
+                f"pooled over every run, so give it for all runs or for none{_accepted(names, key)}"
+            )
+    total = sum(weights)
 
     def pooled(key: str) -> float:
-        return _weighted([float(r.get(key, math.nan)) for r in rows], weights)
+        return sum(float(rec[key]) * w for (rec, _, _), w in zip(runs, weights, strict=True)) / total
 
-    isl, osl = pooled("input_tokens_mean"), pooled("output_tokens_mean")
-    isl_q = {q: v for q, v in ((0.5, pooled("input_tokens_p50")), (0.9, pooled("input_tokens_p90")))
-             if not math.isnan(v)}
-    osl_q = {q: v for q, v in ((0.5, pooled("output_tokens_p50")), (0.9, pooled("output_tokens_p90")))
-             if not math.isnan(v)}
-    return Workload(
+    isl_q = {q: pooled(f"input_tokens_p{p}") for q, p in ((0.5, 50), (0.9, 90))
+             if not math.isnan(float(runs[0][0][f"input_tokens_p{p}"]))}
+    osl_q = {q: pooled(f"output_tokens_p{p}") for q, p in ((0.5, 50), (0.9, 90))
+             if not math.isnan(float(runs[0][0][f"output_tokens_p{p}"]))}
+    return _build_workload(
+        source,
         name=name,
-        isl_tokens=isl,
-        osl_tokens=osl,
+        isl_tokens=pooled("input_tokens_mean"),
+        osl_tokens=pooled("output_tokens_mean"),
         kind="sessions",
         cached_prefix_frac=pooled("theoretical_cache_hit_frac"),
         turns_per_session=turns_per_session,
@@ -622,6 +757,32 @@ def _workload_from_runs(name: str, rows: Sequence[Mapping[str, Any]], source: st
     )
 
 
+def _is_blank(value: Any) -> bool:
+    return (value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+            or (isinstance(value, str) and not value.strip()))
+
+
+def _run_label(row: Mapping[str, Any], position: str) -> str:
+    """``run 'id' (row 3)``, ``run from 'source' (row 3)`` or ``row 3``."""
+    for key, form in (("run_id", "run {!r}"), ("source", "run from {!r}")):
+        value = row.get(key)
+        if not _is_blank(value):
+            return f"{form.format(str(value))} ({position})"
+    return position
+
+
+def _table_run(row: Mapping[str, Any], where: str) -> tuple[dict[str, Any], _Names, str]:
+    """Check a run-table row (DataFrame row, bundled CSV row or run-table mapping) and return it as a run."""
+    _refuse_ignored_hit_fields(row, where)
+    values, names = _spelled_fields(row, where, table=True)
+    rec = {**{k: row.get(k, math.nan) for k in ("replay_cache_hit_frac", "realized_cache_hit_frac",
+                                                 "cpu_cache_hit_frac")}, **values}
+    for key in ("replay_cache_hit_frac", "realized_cache_hit_frac", "cpu_cache_hit_frac"):
+        rec[key] = _num(rec[key], where, key)
+    _check_run(rec, names, where)
+    return rec, names, where
+
+
 def _from_results(
     points: Any,
     *,
@@ -629,41 +790,90 @@ def _from_results(
     idle_s_between_turns: float = 0.0,
     turns_per_session: float = 1.0,
 ) -> Workload:
+    runs: list[tuple[Mapping[str, Any], _Names, str]]
     if isinstance(points, pd.DataFrame):
         rows = points.to_dict("records")
+        runs = [_table_run(r, _run_label(r, f"row {idx!r}")) for idx, r in zip(points.index, rows, strict=True)]
         src = f"{len(rows)} agentic runs"
+    elif isinstance(points, pd.Series):
+        row = points.to_dict()
+        runs = [_table_run(row, _run_label(row, f"row {points.name!r}"))]
+        src = "1 agentic run"
     elif isinstance(points, Mapping):
-        rows = [_agentic_record(points, "result row")]
+        runs = [_mapping_run(points, "result row")]
         src = "1 agentic result row"
     else:
+        if not isinstance(points, str | Path | Iterable):
+            raise TypeError("from_results: expected result paths, result rows (mappings) or a run table "
+                            f"(DataFrame), got {type(points).__name__}")
         items = [points] if isinstance(points, str | Path) else list(points)
         docs = [i for i in items if isinstance(i, Mapping)]
         if items and len(docs) == len(items):
-            rows = [_agentic_record(d, f"result row {i}") for i, d in enumerate(docs)]
+            runs = [_mapping_run(d, f"result row {i}") for i, d in enumerate(docs)]
+        elif docs:
+            raise TypeError("from_results: give either result paths or result rows (mappings), not a mix")
         else:
-            rows = read_agentic_runs(items).to_dict("records")
-        src = "; ".join(sorted({str(r["source"]) for r in rows}))
-    return _workload_from_runs(name, rows, src, idle_s_between_turns, turns_per_session)
+            runs = [(rec, names, where) for rec, names, where in _read_agentic_records(items)]
+        src = "; ".join(sorted({str(r["source"]) if "source" in r else where for r, _, where in runs}))
+    return _workload_from_runs(name, runs, src, idle_s_between_turns, turns_per_session)
+
+
+def _mapping_run(doc: Mapping[str, Any], position: str) -> tuple[Mapping[str, Any], _Names, str]:
+    """Read a decoded result row (AgentX nested or early flat) or a run-table row given as a mapping."""
+    flat_names = {flat for _, flat, _ in _POOLED_FIELDS.values()}
+    where = _run_label(doc, position)
+    if isinstance(doc.get("request_metrics"), Mapping) or flat_names & set(doc):
+        rec, names = _agentic_record(doc, where)
+        rec["source"] = where
+        return rec, names, where
+    return _table_run(doc, where)
 
 
 _TRACE_INPUT_KEYS = ("input_length", "input_tokens", "isl")
 _TRACE_OUTPUT_KEYS = ("output_length", "output_tokens", "osl")
+_TRACE_IDLE_KEYS = ("idle_s", "delay_s")
 
 
-def _trace_field(rec: Mapping[str, Any], keys: Sequence[str], where: str) -> float:
-    for key in keys:
-        if key in rec:
-            value = _num(rec[key], where, key)
-            if math.isnan(value) or value < 0:
-                raise ValueError(f"{where}: field {key!r} must be a token count >= 0, got {rec[key]!r}")
-            return value
-    raise ValueError(f"{where}: field {keys[0]!r} is missing (also accepted: {', '.join(keys[1:])})")
+def _trace_tokens(rec: Mapping[str, Any], keys: Sequence[str], where: str, *, low_inclusive: bool) -> float:
+    """Return a token count of a trace line: a JSON integer (or integral number) in range."""
+    present = [k for k in keys if k in rec]
+    if not present:
+        raise ValueError(f"{where}: field {keys[0]!r} is missing (also accepted: {', '.join(keys[1:])})")
+    if len(present) > 1:
+        raise ValueError(f"{where}: fields {', '.join(repr(k) for k in present)} are spellings of one token "
+                         "count; give one")
+    key = present[0]
+    value = rec[key]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where}: field {key!r} must be an integer token count (a JSON number), "
+                         f"got {value!r} ({type(value).__name__})")
+    if not math.isfinite(value) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(f"{where}: field {key!r} must be a whole number of tokens, got {value!r}")
+    out = float(value)
+    low = "[0" if low_inclusive else "(0"
+    if out < 0.0 or (out == 0.0 and not low_inclusive) or out > _MAX_TOKENS:
+        raise ValueError(f"{where}: field {key!r}={value!r} is outside {low}, {_MAX_TOKENS:g}] tokens")
+    return out
+
+
+def _trace_hash(h: Any, where: str) -> Any:
+    if isinstance(h, list) and h and all(isinstance(x, int | str) and not isinstance(x, bool) for x in h):
+        return tuple(h)
+    if isinstance(h, int | str) and not isinstance(h, bool):
+        return h
+    raise ValueError(f"{where}: field 'hash_ids' holds {h!r}; a block hash must be an integer or a string")
 
 
 def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens: float | None = None) -> Workload:
     p = Path(path)
-    if not p.is_file():
+    if p.is_dir():
+        raise IsADirectoryError(f"trace path {str(p)!r} is a directory; give the JSONL trace file itself")
+    if not p.exists():
         raise FileNotFoundError(f"trace file {str(p)!r} does not exist")
+    if not p.is_file():
+        raise ValueError(f"trace path {str(p)!r} is not a regular file")
+    if block_size_tokens is not None:
+        check_range("block_size_tokens", block_size_tokens, low=0.0, high=_MAX_TOKENS, low_inclusive=False)
     seen: set[Any] = set()
     n = 0
     isl_all: list[float] = []
@@ -672,59 +882,71 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
     hashed_input = 0.0
     sessions: set[Any] = set()
     idle: list[float] = []
+    lineno = 0
     with p.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{p}: line {lineno}"
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
-            if not isinstance(rec, Mapping):
-                raise ValueError(f"{where}: expected a JSON object per line, got {type(rec).__name__}")
-            isl = _trace_field(rec, _TRACE_INPUT_KEYS, where)
-            osl = _trace_field(rec, _TRACE_OUTPUT_KEYS, where)
-            if isl <= 0:
-                raise ValueError(f"{where}: field 'input_length' must be > 0, got {isl:g}")
-            if "cache_hit_frac" in rec:
-                raise ValueError(
-                    f"{where}: field 'cache_hit_frac' is not read (the theoretical hit rate is computed "
-                    "from 'hash_ids'); remove it or give hash_ids"
-                )
-            hashes = rec.get("hash_ids")
-            if hashes is not None:
-                if not isinstance(hashes, list):
-                    raise ValueError(f"{where}: field 'hash_ids' must be a list of block hashes")
-                if not hashes:
-                    raise ValueError(f"{where}: field 'hash_ids' is empty for an input of {isl:g} tokens")
-                block = block_size_tokens or math.ceil(isl / len(hashes))
-                if len(hashes) > math.ceil(isl / block) + 1e-9:
-                    raise ValueError(
-                        f"{where}: field 'hash_ids' has {len(hashes)} blocks of {block:g} tokens, more than "
-                        f"the {isl:g} input tokens hold: the cached share would exceed the input"
-                    )
-                matched = 0
-                for h in hashes:
-                    key = tuple(h) if isinstance(h, list) else h
-                    if key not in seen:
-                        break
-                    matched += 1
-                for h in hashes:
-                    seen.add(tuple(h) if isinstance(h, list) else h)
-                hits_total += min(isl, matched * block)
-                hashed_input += isl
-            for key in ("idle_s", "delay_s"):
-                if key in rec:
-                    value = _num(rec[key], where, key)
-                    if math.isnan(value) or not 0.0 <= value <= _MAX_IDLE_S:
-                        raise ValueError(f"{where}: field {key!r}={rec[key]!r} is outside [0, {_MAX_IDLE_S:g}] s")
-                    idle.append(value)
-            if "session_id" in rec:
-                sessions.add(rec["session_id"])
-            isl_all.append(isl)
-            osl_all.append(osl)
-            n += 1
+        try:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                where = f"{p}: line {lineno}"
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
+                if not isinstance(rec, Mapping):
+                    raise ValueError(f"{where}: expected a JSON object per line, got {type(rec).__name__}")
+                for key in rec:
+                    if "hit" in str(key).lower() or "cached" in str(key).lower():
+                        raise ValueError(
+                            f"{where}: field {key!r} is not read: the theoretical hit rate is computed "
+                            "from the block hashes ('hash_ids'); remove it (and give hash_ids for a hit rate)"
+                        )
+                isl = _trace_tokens(rec, _TRACE_INPUT_KEYS, where, low_inclusive=False)
+                osl = _trace_tokens(rec, _TRACE_OUTPUT_KEYS, where, low_inclusive=True)
+                hashes = rec.get("hash_ids")
+                if hashes is not None:
+                    if not isinstance(hashes, list):
+                        raise ValueError(f"{where}: field 'hash_ids' must be a list of block hashes, "
+                                         f"got {type(hashes).__name__}")
+                    if not hashes:
+                        raise ValueError(f"{where}: field 'hash_ids' is empty for an input of {isl:g} tokens")
+                    keys = [_trace_hash(h, where) for h in hashes]
+                    block = block_size_tokens or math.ceil(isl / len(keys))
+                    if len(keys) > math.ceil(isl / block) + 1e-9:
+                        raise ValueError(
+                            f"{where}: field 'hash_ids' has {len(keys)} blocks of {block:g} tokens, more than "
+                            f"the {isl:g} input tokens hold: the cached share would exceed the input"
+                        )
+                    matched = 0
+                    for key in keys:
+                        if key not in seen:
+                            break
+                        matched += 1
+                    seen.update(keys)
+                    hits_total += min(isl, matched * block)
+                    hashed_input += isl
+                idle_keys = [k for k in _TRACE_IDLE_KEYS if k in rec]
+                if len(idle_keys) > 1:
+                    raise ValueError(f"{where}: fields 'idle_s' and 'delay_s' are spellings of one idle time; "
+                                     "give one")
+                for key in idle_keys:
+                    value = rec[key]
+                    if isinstance(value, bool) or not isinstance(value, int | float):
+                        raise ValueError(f"{where}: field {key!r} must be a number of seconds (a JSON number), "
+                                         f"got {value!r} ({type(value).__name__})")
+                    if not 0.0 <= value <= _MAX_IDLE_S:  # NaN fails too
+                        raise ValueError(f"{where}: field {key!r}={value!r} is outside [0, {_MAX_IDLE_S:g}] s")
+                    idle.append(float(value))
+                if "session_id" in rec:
+                    sid = rec["session_id"]
+                    if isinstance(sid, bool) or not isinstance(sid, int | str):
+                        raise ValueError(f"{where}: field 'session_id' must be a string or an integer, got {sid!r}")
+                    sessions.add(sid)
+                isl_all.append(isl)
+                osl_all.append(osl)
+                n += 1
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{p}: line {lineno + 1}: not UTF-8 text ({err.reason})") from None
     if n == 0:
         raise ValueError(f"{p}: the trace holds no requests")
     if hashed_input and hashed_input < sum(isl_all):
@@ -734,7 +956,8 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
     if osl_mean <= 0:
         raise ValueError(f"{p}: every request has output_length 0")
     q = [0.5, 0.9]
-    return Workload(
+    return _build_workload(
+        str(p),
         name=name or p.stem,
         isl_tokens=float(np.mean(isl_all)),
         osl_tokens=osl_mean,
@@ -794,12 +1017,16 @@ def _register_agentic_presets() -> None:
     early = [r for r in rows if "7181314" in str(r["source"])]
     idle = [float(r["sessions"]) / float(r["requests_per_s"]) - float(r["e2el_mean_s"])
             for r in early if float(r["sessions"]) <= 4.0]
+
+    def runs(group: list[dict[str, Any]]) -> list[tuple[Mapping[str, Any], _Names, str]]:
+        return [_table_run(r, f"{path}: run {r['run_id']!r}") for r in group]
+
     register_workload(
-        _workload_from_runs("agentic-coding", agentx, _AGENTX_SOURCE, 0.0, _AGENTX_TURNS_PER_SESSION),
+        _workload_from_runs("agentic-coding", runs(agentx), _AGENTX_SOURCE, 0.0, _AGENTX_TURNS_PER_SESSION),
         "agentx",
     )
     register_workload(
-        _workload_from_runs("agentic-coding-early", early, _EARLY_SOURCE, float(np.median(idle)), 1.0)
+        _workload_from_runs("agentic-coding-early", runs(early), _EARLY_SOURCE, float(np.median(idle)), 1.0)
     )
 
 
