@@ -154,3 +154,31 @@ def test_measured_hits_above_the_presets_theoretical_rate_are_capped_not_an_erro
     # the AgentX MI355X run at 8 sessions realized 0.961, the pooled preset's theoretical rate is 0.960
     row = tk.evaluate("kimi-k2.7", "mi355x", workload="agentic-coding", interactivity_tok_per_s_per_user=47)
     assert row["cache_hit_frac"].item() <= tk.workload("agentic-coding").cached_prefix_frac
+
+
+@pytest.mark.parametrize("hardware", [["gb200", "b200"], ("gb200",), {"gb200"}])
+def test_evaluate_takes_one_system_and_points_to_compare(hardware):
+    with pytest.raises(TypeError, match=r"evaluate takes one hardware .*use tk\.compare\(model, \[systems\.\.\.\]\)"):
+        evaluate("deepseek-r1", hardware)
+    with pytest.raises(TypeError, match="evaluate takes one model"):
+        evaluate(["deepseek-r1", "kimi-k2"], "gb200")
+
+
+def test_explicit_throughput_below_the_plausible_minimum_is_refused():
+    # 0.0025 tok/s/GPU priced a Mtok at $607,821: tok/ms or ktok/s given as tok/s
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=0\.0025 tok/s/GPU is below the plausible "
+                                         r"minimum 0\.01 tok/s/GPU \(a unit slip\? e\.g\. tokens per millisecond"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "throughput_tok_per_s_per_gpu": 0.0025})
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=2000000\.0 tok/s/GPU is outside the allowed "
+                                         r"range \[0\.01, 1e\+06\] tok/s/GPU \(above the plausible maximum\)"):
+        supply(None, tk.hardware("gb200"), workload=HALF, cost_usd_per_gpu_hour=2.0,
+               throughput_tok_per_s_per_gpu=2e6)
+    row = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "throughput_tok_per_s_per_gpu": 0.01}).iloc[0]
+    assert row["cost_usd_per_mtok"] == pytest.approx(2.0 / (0.01 * 3600 * 0.6) * 1e6)
+
+
+@pytest.mark.parametrize(("field", "value"), [("throughput_tok_per_s_per_gpu", True),
+                                              ("utilization_frac", "0.6"), ("input_usd_per_mtok", True)])
+def test_evaluate_refuses_flags_and_text_for_numbers(field, value):
+    with pytest.raises(TypeError, match=rf"{field}={value!r} is not a number"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, field: value})

@@ -3,11 +3,14 @@ import pandas as pd
 import pytest
 
 from tokenomics._validate import (
+    NotANumberError,
     check_fraction,
     check_nonnegative,
+    check_numeric,
     check_plausible,
     check_positive,
     check_range,
+    check_target_margin,
     normalize_name,
     unknown_name_error,
 )
@@ -94,3 +97,54 @@ def test_fraction_just_above_one_offers_the_percent_reading_only_as_a_possibilit
     with pytest.raises(ValueError, match=shown) as info:
         check_fraction("utilization_frac", value)
     assert "looks like a percent" not in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [True, False, np.True_, "2500", b"2500", np.str_("1"), np.array([1.0, 2.0]) > 1,
+                                 np.array(["1", "2"]), [1.0, True], (1.0, "2"), np.array([1.0, "x"], dtype=object),
+                                 pd.Series([True, False]), pd.Series(["1", "2"]), pd.Series([1, "2"], dtype=object),
+                                 pd.Series([True, None], dtype="boolean")])
+def test_flags_and_text_are_not_numbers_in_every_check(bad):
+    for check in (check_numeric, check_positive, check_nonnegative, check_fraction, check_range):
+        with pytest.raises(NotANumberError, match=r"^x[ =]") as info:
+            check("x", bad)
+        assert isinstance(info.value, TypeError)
+        assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("good", [2, 2.5, np.int64(3), np.float32(0.5), [0.5, 1], np.array([0.5, 1.0]),
+                                  np.array([0.5, 1], dtype=object), pd.Series([0.5, 1.0]),
+                                  pd.Series([1, None], dtype="Int64").fillna(1)])
+def test_numbers_pass_the_type_check(good):
+    check_numeric("x", good)
+    check_positive("x", good)
+
+
+def test_dask_arrays_are_checked_by_dtype_without_computing():
+    da = pytest.importorskip("dask.array")
+    check_numeric("x", da.from_array(np.array([1.0, 2.0]), chunks=1))
+    with pytest.raises(NotANumberError, match="x has dtype bool"):
+        check_numeric("x", da.from_array(np.array([True, False]), chunks=1))
+
+
+def test_plausible_hint_names_the_slip_and_the_range_is_the_plausible_one():
+    with pytest.raises(ValueError, match=r"t=0\.0025 tok/s/GPU is below the plausible minimum 0\.01 tok/s/GPU \(a unit "
+                                         r"slip\? e\.g\. tok/ms\); allowed \[0\.01, 1e\+06\] tok/s/GPU"):
+        check_plausible("t", 0.0025, low=0.01, high=1e6, unit="tok/s/GPU", hint="tok/ms")
+    with pytest.raises(ValueError, match=r"p=5000\.0 USD/Mtok is outside the allowed range 0 or \[0\.001, 1000\] "
+                                         r"USD/Mtok \(above the plausible maximum\)"):
+        check_plausible("p", 5000.0, low=0.001, high=1000.0, unit="USD/Mtok", allow_zero=True)
+    with pytest.raises(ValueError, match=r"p=-1\.0 USD/Mtok is outside the allowed range"):  # negative: no unit slip
+        check_plausible("p", -1.0, low=0.001, high=1000.0, unit="USD/Mtok", allow_zero=True)
+    with pytest.raises(ValueError, match=r"p is NaN; a value in 0 or \[0\.001, 1000\] USD/Mtok is required"):
+        check_plausible("p", np.nan, low=0.001, high=1000.0, unit="USD/Mtok", allow_zero=True)
+
+
+@pytest.mark.parametrize(("value", "write"), [(50, "0.5"), (75.5, "0.755"), (1.0, "0.01")])
+def test_target_margin_percent_hint(value, write):
+    with pytest.raises(ValueError, match=rf"target_margin_frac={float(value)!r} is outside the allowed range "
+                                         rf"\[-1000000000000\.0, 1\.0\); it looks like a percent.*write {write}"):
+        check_target_margin("target_margin_frac", value)
+    check_target_margin("target_margin_frac", np.array([-2.0, 0.0, 0.99]))
+    with pytest.raises(ValueError, match="outside the allowed range") as info:
+        check_target_margin("target_margin_frac", 500.0)
+    assert "percent" not in str(info.value)

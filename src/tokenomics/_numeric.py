@@ -33,6 +33,8 @@ from typing import Any, Literal, ParamSpec, TypeVar
 import numpy as np
 import pandas as pd
 
+from tokenomics._validate import check_numeric
+
 __all__ = [
     "Check",
     "Restore",
@@ -371,6 +373,8 @@ def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]
             except (TypeError, ValueError):
                 arr = _as_float(name, value.to_numpy(dtype=object))
         elif is_dask(value):
+            if check is not None:
+                check_numeric(name, value)  # by dtype: a dask array of booleans or text is no number
             arr = value.astype(float)
         else:
             arr = _as_float(name, value)
@@ -423,6 +427,8 @@ def _prepare_xarray(names: tuple[str, ...], values: list[Any], checks: list[Chec
     arrays: list[Any] = []
     it = iter(aligned)
     for name, value, check in zip(names, values, checks, strict=True):
+        if check is not None:
+            check_numeric(name, value)  # by dtype: lost once converted to float below
         if is_xarray(value):
             data = next(it).data
             data = data.astype(float) if is_dask(data) else np.asarray(data, dtype=float)

@@ -83,6 +83,86 @@ def unknown_name_error(
     return KeyError(f"unknown {kind} {name!r}{hint}. Valid ids: {shown}")
 
 
+class NotANumberError(TypeError, ValueError):
+    """A boolean or a string given where a number is expected.
+
+    Both a ``TypeError`` (the value has the wrong type) and a ``ValueError`` (what every other
+    input check raises), so callers catching either see it.
+    """
+
+
+_FIX_TEXT = "parse text into numbers first (float(...), pandas.to_numeric)"
+_FIX_FLAG = "a flag would silently count as 1.0 or 0.0: give the numbers meant"
+
+
+def _element_kind(v: Any) -> str | None:
+    if isinstance(v, bool | np.bool_):
+        return "a boolean"
+    if isinstance(v, str | bytes | np.str_ | np.bytes_):
+        return "a string"
+    return None
+
+
+def _first_bad_element(name: str, flat: Any, labels: Any = None) -> None:
+    for k, v in enumerate(flat):
+        kind = _element_kind(v)
+        if kind is not None:
+            where = f"index {labels[k]!r}" if labels is not None else f"position {k}"
+            fix = _FIX_FLAG if kind == "a boolean" else _FIX_TEXT
+            raise NotANumberError(f"{name} holds {v!r} at {where}: not a number ({kind}); {fix}")
+
+
+def check_numeric(name: str, value: Any) -> None:
+    """Raise ``NotANumberError`` for a boolean or a string given where a number is expected.
+
+    ``numpy.asarray(True, dtype=float)`` is 1.0 and ``numpy.asarray("2500", dtype=float)`` is
+    2500.0: without this check a flag or an unparsed text field passes as a number. Only types
+    are inspected, never values, so a dask array is checked by its dtype without computing it.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, array_like, pandas.Series, dask or xarray array
+        Value(s) to check.
+
+    Raises
+    ------
+    NotANumberError
+        (a ``TypeError`` and a ``ValueError``) naming the field and the value: a bool, a str or
+        bytes, an array or Series of booleans or strings, or a list or object array holding one.
+
+    Examples
+    --------
+    >>> check_numeric("throughput_tok_per_s_per_gpu", 2500)
+    >>> try:
+    ...     check_numeric("x", True)
+    ... except TypeError as err:
+    ...     print(err)
+    x=True is not a number (a boolean); a flag would silently count as 1.0: give the number meant
+    """
+    kind = _element_kind(value)
+    if kind is not None:
+        fix = f"a flag would silently count as {float(value)!r}: give the number meant" if kind == "a boolean" \
+            else _FIX_TEXT
+        raise NotANumberError(f"{name}={value!r} is not a number ({kind}); {fix}")
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        if isinstance(value, list | tuple):
+            _first_bad_element(name, np.asarray(value, dtype=object).ravel())
+        return
+    code = getattr(dtype, "kind", "")
+    if isinstance(dtype, pd.StringDtype) or code in ("b", "U", "S"):
+        what = "booleans" if code == "b" else "text"
+        raise NotANumberError(f"{name} has dtype {dtype} ({what}, not numbers); "
+                              f"{_FIX_FLAG if code == 'b' else _FIX_TEXT}")
+    if code == "O":
+        if isinstance(value, pd.Series):
+            _first_bad_element(name, value.to_numpy(), value.index)
+        elif isinstance(value, np.ndarray | pd.Index):
+            _first_bad_element(name, np.asarray(value).ravel())
+
+
 def _as_float_array(value: Any) -> np.ndarray:
     if isinstance(value, pd.Series | pd.Index):
         return np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
@@ -118,8 +198,10 @@ def check_range(
     ------
     ValueError
         Naming the field, the first offending value (and its position for arrays) and the
-        allowed range.
+        allowed range; a boolean or a string (:func:`check_numeric`) is a
+        :class:`NotANumberError`, a ``ValueError`` that is also a ``TypeError``.
     """
+    check_numeric(name, value)
     try:
         arr = _as_float_array(value)
     except (TypeError, ValueError):
@@ -179,6 +261,8 @@ def check_fraction(
         check_range(
             name, value, low=0.0, high=1.0, low_inclusive=low_inclusive, high_inclusive=high_inclusive
         )
+    except NotANumberError:
+        raise
     except ValueError as err:
         try:
             arr = _as_float_array(value).ravel()
@@ -192,6 +276,53 @@ def check_fraction(
             else:  # 1 < v < 2: more likely a fraction slightly too large than a percent
                 hint = f"fractions are 0..1 (if {v:.10g} is a percent, write {v / 100:.10g})"
             raise ValueError(f"{err}; {hint}") from None
+        raise
+
+
+MIN_TARGET_MARGIN_FRAC: float = -1e12
+"""Lowest target gross margin accepted (a loss-making target is allowed, a non-finite one is not)."""
+
+
+def check_target_margin(name: str, value: Any) -> None:
+    """Check a target gross margin: a fraction below 1 (negative allowed), with a percent hint on failure.
+
+    Parameters
+    ----------
+    name : str
+        Field name (conventionally ``target_margin_frac``).
+    value : float, array_like or pandas.Series
+        Target margin(s), in [:data:`MIN_TARGET_MARGIN_FRAC`, 1).
+
+    Raises
+    ------
+    ValueError
+        A value of 1 or more (no revenue leaves a margin of 100 %), NaN or below the minimum;
+        one in [1, 100) gets the hint that a percent was given where a fraction is meant
+        (50 -> write 0.5).
+
+    Examples
+    --------
+    >>> check_target_margin("target_margin_frac", 0.5)
+    >>> try:
+    ...     check_target_margin("target_margin_frac", 50)
+    ... except ValueError as err:
+    ...     print(str(err).split("; ")[1])
+    it looks like a percent: margins are fractions below 1 (write 0.5, not 50)
+    """
+    try:
+        check_range(name, value, low=MIN_TARGET_MARGIN_FRAC, high=1.0, high_inclusive=False)
+    except NotANumberError:
+        raise
+    except ValueError as err:
+        try:
+            arr = _as_float_array(value).ravel()
+        except (TypeError, ValueError):
+            raise err from None
+        pct = arr[(arr >= 1.0) & (arr < 100.0)]
+        if pct.size:
+            v = float(pct[0])
+            raise ValueError(f"{err}; it looks like a percent: margins are fractions below 1 "
+                             f"(write {v / 100:.10g}, not {v:.10g})") from None
         raise
 
 
@@ -239,6 +370,7 @@ def check_plausible(
     high: float | None,
     unit: str,
     allow_zero: bool = False,
+    hint: str | None = None,
 ) -> None:
     """Raise ``ValueError`` if any element is not finite or outside the plausible range.
 
@@ -257,22 +389,40 @@ def check_plausible(
         Unit shown in the message.
     allow_zero : bool
         Whether an exact 0 is allowed below ``low`` (a free tier, no fee).
+    hint : str, optional
+        The likely slip named for a value below ``low`` (default: a per-token figure where
+        per-million is meant). Given, every value below ``low`` gets the unit-slip message;
+        otherwise only with ``allow_zero`` (else the plain range message).
 
     Raises
     ------
     ValueError
         Naming the field, the first offending value and the plausible range.
     """
-    check_range(name, value, low=-np.inf if allow_zero else low, high=high)
+    if not (allow_zero or hint is not None):
+        check_range(name, value, low=low, high=high)
+        return
+    check_range(name, value, allow_nan=True)  # numbers (never flags or text)
+    arr = _as_float_array(value).ravel()
+    zero = "0 or " if allow_zero else ""
+    rng = f"{zero}[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}] {unit}"
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} is NaN; a value in {rng} is required")
+    over = ~np.isfinite(arr)
+    if high is not None:
+        over |= arr > high
+    if low is not None and low >= 0:
+        over |= arr < 0  # a negative figure is no unit slip
+    if over.any():
+        v = float(arr[np.flatnonzero(over)[0]])
+        above = " (above the plausible maximum)" if np.isfinite(v) and v > 0 else ""
+        raise ValueError(f"{name}={v!r} {unit} is outside the allowed range {rng}{above}")
     if low is None:
         return
-    arr = _as_float_array(value).ravel()
     bad = (arr < low) & ~((arr == 0) & allow_zero)
     if bad.any():
         v = float(arr[np.flatnonzero(bad)[0]])
-        zero = "0 or " if allow_zero else ""
         raise ValueError(
             f"{name}={v!r} {unit} is below the plausible minimum {low:g} {unit} (a unit slip? "
-            f"e.g. a per-token figure where per-million is meant); allowed {zero}[{low:g}, "
-            f"{'inf' if high is None else f'{high:g}'}] {unit}"
+            f"e.g. {hint or 'a per-token figure where per-million is meant'}); allowed {rng}"
         )

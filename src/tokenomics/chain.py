@@ -33,6 +33,7 @@ from tokenomics import catalog
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_numeric,
     check_plausible,
     check_positive,
     unknown_name_error,
@@ -241,11 +242,7 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
     """
     for name in PRICE_FIELDS:
         if given.get(name) is not None:
-            # the vocabulary's plausible range: a $/token figure written as $/Mtok is an error
-            spec = catalog.parameter_spec("price", name)
-            check_nonnegative(name, given[name])
-            check_plausible(name, given[name], low=spec.min_value, high=spec.max_value, unit=spec.unit,
-                            allow_zero=True)
+            check_price_plausible(name, given[name])
     p_in, p_c, p_out = (given.get(k) for k in PRICE_FIELDS)
     cached_basis = "given" if p_c is not None else "listed"
     if p_in is None or p_out is None:
@@ -330,7 +327,9 @@ def evaluate(
         :data:`DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER`). Not with an explicit throughput. An
         array gives one row per element (each at its own curve point and token mix).
     throughput_tok_per_s_per_gpu : float or array_like, optional
-        Explicit total throughput [tok/s/GPU]; skips the curve.
+        Explicit total throughput [tok/s/GPU], in the plausible range [0.01, 1e6]
+        (:func:`check_throughput_plausible`: below it a figure in tok/ms or ktok/s); skips the
+        curve.
     throughput_curve : ThroughputCurve, optional
         A curve of your own replacing the reference curve.
     utilization_frac : float or array_like
@@ -346,7 +345,9 @@ def evaluate(
         Catalog price tier: ``standard``, ``batch``, ``flex``, ``priority``, ``fast`` (a high-speed
         serving sold at a premium) or ``off-peak``; see :func:`tokenomics.price`.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float or array_like, optional
-        Explicit prices replacing the catalog's [USD/Mtok]; cached defaults to 0.1 x input.
+        Explicit prices replacing the catalog's [USD/Mtok], 0 or in the plausible range
+        (:func:`check_price_plausible`: a $/token figure is refused); cached defaults to 0.1 x
+        input.
     facility_power_kw_per_accelerator : float or array_like, optional
         Facility power for per-MW figures [kW]; default from the TCO.
     cost_split_rule : {"price", "gpu_time"}
@@ -375,6 +376,10 @@ def evaluate(
 
     Raises
     ------
+    TypeError
+        Several systems (or models) given at once: ``evaluate`` takes one; use
+        :func:`compare` for several systems. A boolean or string given for a number
+        (:class:`~tokenomics._validate.NotANumberError`, also a ``ValueError``).
     KeyError
         Unknown model, hardware, workload, TCO name or price provider.
     ValueError
@@ -395,15 +400,23 @@ def evaluate(
     if interactivity_tok_per_s_per_user is not None and np.ndim(interactivity_tok_per_s_per_user) > 0:
         # each interactivity reads its own curve point and token mix: one evaluation per element
         return _evaluate_each_interactivity(dict(locals()))
-    index = _series_index(
-        cost_usd_per_gpu_hour=cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu,
-        utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
-        license_usd_per_mtok=license_usd_per_mtok, license_usd_per_gpu_hour=license_usd_per_gpu_hour,
-        input_usd_per_mtok=input_usd_per_mtok, cached_input_usd_per_mtok=cached_input_usd_per_mtok,
-        output_usd_per_mtok=output_usd_per_mtok, facility_power_kw_per_accelerator=facility_power_kw_per_accelerator,
-        prefill_throughput_tok_per_s_per_gpu=prefill_throughput_tok_per_s_per_gpu,
-        decode_throughput_tok_per_s_per_gpu=decode_throughput_tok_per_s_per_gpu, cached_cost_ratio=cached_cost_ratio,
-        target_margin_frac=target_margin_frac)
+    numeric: dict[str, Any] = {
+        "cost_usd_per_gpu_hour": cost_usd_per_gpu_hour, "throughput_tok_per_s_per_gpu": throughput_tok_per_s_per_gpu,
+        "utilization_frac": utilization_frac, "license_fee_frac": license_fee_frac,
+        "license_usd_per_mtok": license_usd_per_mtok, "license_usd_per_gpu_hour": license_usd_per_gpu_hour,
+        "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
+        "output_usd_per_mtok": output_usd_per_mtok,
+        "facility_power_kw_per_accelerator": facility_power_kw_per_accelerator,
+        "prefill_throughput_tok_per_s_per_gpu": prefill_throughput_tok_per_s_per_gpu,
+        "decode_throughput_tok_per_s_per_gpu": decode_throughput_tok_per_s_per_gpu,
+        "cached_cost_ratio": cached_cost_ratio, "target_margin_frac": target_margin_frac,
+    }
+    for name, value in numeric.items():
+        if value is not None:
+            check_numeric(name, value)  # "0.6" or True would pass np.asarray(..., dtype=float) below
+    index = _series_index(**numeric)
+    _one_entry("model", model, Model, "tk.compare(model, hardware) takes one model; loop over the models")
+    _one_entry("hardware", hardware, Hardware, "for several systems use tk.compare(model, [systems...])")
     m = catalog.model(model) if isinstance(model, str) else model
     hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
     wl = workload_of(workload)
@@ -415,6 +428,10 @@ def evaluate(
     if cost_split_rule == "gpu_time" and any(p is None for p in phases):
         raise ValueError("cost_split_rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
                          "decode_throughput_tok_per_s_per_gpu")
+    for name, value in zip(("prefill_throughput_tok_per_s_per_gpu", "decode_throughput_tok_per_s_per_gpu"), phases,
+                           strict=True):
+        if value is not None:
+            check_throughput_plausible(name, value)
     # prices first: a missing price is the caller's error, found before any curve is read
     p_in, p_c, p_out, cached_basis = _price_inputs(m, price_provider, {
         "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
@@ -513,6 +530,17 @@ def evaluate(
     return out
 
 
+def _one_entry(name: str, value: Any, cls: type, hint: str) -> None:
+    """Raise ``TypeError`` unless ``value`` is one catalog entry (an object of ``cls``, a name, or None for a model)."""
+    if value is None and name == "model":
+        return
+    if isinstance(value, str | cls):
+        return
+    what = f"a {type(value).__name__} of {len(value)}" if isinstance(value, Sequence | set | frozenset) \
+        else type(value).__name__
+    raise TypeError(f"evaluate takes one {name} (a name or a {cls.__name__}), got {what}: {value!r}; {hint}")
+
+
 def _evaluate_each_interactivity(args: dict[str, Any]) -> pd.DataFrame:
     """Run :func:`evaluate` once per element of an array of interactivities; other 1-d inputs go along."""
     xs = args["interactivity_tok_per_s_per_user"]
@@ -597,6 +625,13 @@ def supply(
     KeyError, ValueError
         As :func:`evaluate`.
     """
+    for name, value in (("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour),
+                        ("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user),
+                        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu),
+                        ("utilization_frac", utilization_frac),
+                        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator)):
+        if value is not None:
+            check_numeric(name, value)
     basis = _basis(tco, cost_usd_per_gpu_hour)
     mode = check_kv_offload(kv_offload)
     if hardware.prefill_only:
@@ -622,7 +657,7 @@ def supply(
                              "with throughput_tok_per_s_per_gpu given it would not be used: give one of them")
         if throughput_curve is not None:
             raise ValueError("give throughput_tok_per_s_per_gpu or throughput_curve, not both")
-        check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+        check_throughput_plausible("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
         thr: Any = throughput_tok_per_s_per_gpu
         kind = "given"
     else:
@@ -758,6 +793,90 @@ def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> No
             f"[{low:g}, {high:g}] tok/s/user: interactivity is tokens per second per user (1 / TPOT); "
             f"a TPOT of {x:g} s per token is {1.0 / x:g} tok/s/user"
         )
+
+
+def check_price_plausible(name: str, value: Any) -> None:
+    """Raise if a list price is negative or outside the vocabulary's plausible range ($/token for $/Mtok).
+
+    The one price check of every entry point taking explicit prices (:func:`evaluate`,
+    :func:`compare`, :class:`tokenomics.Scenario`, :func:`tokenomics.serving_day`,
+    :func:`tokenomics.fleet_per_day`, the CLI).
+
+    Parameters
+    ----------
+    name : str
+        A price field of the vocabulary: ``input_usd_per_mtok``, ``cached_input_usd_per_mtok``
+        or ``output_usd_per_mtok``.
+    value : float, array_like or pandas.Series
+        Price(s) [USD/Mtok]; 0 (a free tier) is allowed.
+
+    Raises
+    ------
+    ValueError
+        A negative, NaN or infinite price, or one outside
+        ``catalog.parameter_spec("price", name)``'s plausible range (below 0.001 USD/Mtok for
+        input and output: a per-token price such as 0.55e-6 where 0.55 per Mtok is meant),
+        naming the field, the value and the range; a boolean or string is a
+        :class:`~tokenomics._validate.NotANumberError`.
+
+    Examples
+    --------
+    >>> check_price_plausible("input_usd_per_mtok", 0.55)
+    >>> check_price_plausible("input_usd_per_mtok", 0.55e-6)
+    Traceback (most recent call last):
+    ...
+    ValueError: input_usd_per_mtok=5.5e-07 USD/Mtok is below the plausible minimum 0.001 USD/Mtok (a unit slip? \
+e.g. a per-token figure where per-million is meant); allowed 0 or [0.001, 1000] USD/Mtok
+    """
+    spec = catalog.parameter_spec("price", name)
+    check_nonnegative(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True)
+
+
+_THROUGHPUT_SPECS = {
+    "throughput_tok_per_s_per_gpu": "throughput_tok_per_s_per_gpu",
+    "prefill_throughput_tok_per_s_per_gpu": "input_throughput_tok_per_s_per_gpu",
+    "decode_throughput_tok_per_s_per_gpu": "output_throughput_tok_per_s_per_gpu",
+}
+
+
+def check_throughput_plausible(name: str, value: Any) -> None:
+    """Raise if a throughput per accelerator is not positive or outside the vocabulary's plausible range.
+
+    The plausible range is the curve vocabulary's (``catalog.parameter_spec("curve", ...)``):
+    [0.01, 1e6] tok/s/GPU for the total throughput (the output throughput's for a decode phase, the
+    input throughput's, up to 1e7, for a prefill phase). Below 0.01 tok/s/GPU no served point
+    exists: the figure is in other units (tokens per millisecond, thousands or millions of tokens
+    per second) and would price a Mtok at hundreds of thousands of dollars.
+
+    Parameters
+    ----------
+    name : str
+        ``throughput_tok_per_s_per_gpu``, ``prefill_throughput_tok_per_s_per_gpu`` or
+        ``decode_throughput_tok_per_s_per_gpu``.
+    value : float, array_like or pandas.Series
+        Throughput(s) [tok/s/GPU].
+
+    Raises
+    ------
+    ValueError
+        Not > 0, NaN, or outside the plausible range, naming the field, the value and the range.
+
+    Examples
+    --------
+    >>> check_throughput_plausible("throughput_tok_per_s_per_gpu", 2500.0)
+    >>> check_throughput_plausible("throughput_tok_per_s_per_gpu", 0.0025)
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput_tok_per_s_per_gpu=0.0025 tok/s/GPU is below the plausible minimum 0.01 tok/s/GPU \
+(a unit slip? e.g. tokens per millisecond, or thousands or millions of tokens per second, where tokens per second \
+per accelerator are meant); allowed [0.01, 1e+06] tok/s/GPU
+    """
+    spec = catalog.parameter_spec("curve", _THROUGHPUT_SPECS[name])
+    check_positive(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit,
+                    hint="tokens per millisecond, or thousands or millions of tokens per second, where tokens "
+                         "per second per accelerator are meant")
 
 
 def _stated_offload(curve: ThroughputCurve, mode: str) -> str:
@@ -907,7 +1026,9 @@ def compare(
         License fee as a share of revenue, in [0, 1); default 0.30 for a licensed model and 0
         for open weights (:func:`tokenomics.economics.policy.default_license_fee_frac`).
     tco : TcoBasis or {"itemised", "published", "explicit"}, optional
-        TCO basis; default itemised with the hyperscaler profile.
+        TCO basis; default itemised with the hyperscaler profile. A profile or tier name is not a
+        kind: ``tco="neocloud"`` is refused with the hint ``tco_profile="neocloud"`` (or
+        ``tk.TcoBasis.itemised("neocloud")``), see :func:`tokenomics.cost.tco.tco_basis`.
     tco_basis, tco_profile, tco_vintage, tco_tier, cost_usd_per_gpu_hour : optional
         The basis by keywords, mapped by :func:`tokenomics.cost.tco.tco_basis`: a vintage or
         tier implies published, a cost [USD/GPU-hour] implies explicit; contradictions raise.
@@ -935,10 +1056,13 @@ def compare(
     Raises
     ------
     KeyError
-        Unknown model, system, workload, TCO vintage/tier/profile or price field.
+        Unknown model, system, workload, TCO vintage/tier/profile, price field, price provider
+        or price tier, or no list price for the model there (checked once, before any system).
     ValueError
-        Out-of-range utilization, license fee, interactivity or prices (percent hints
-        included), contradictory TCO arguments, or no system could be evaluated.
+        Out-of-range utilization, license fee, interactivity or prices (percent hints and the
+        $/token-for-$/Mtok slip included), a price provider or tier with explicit prices,
+        contradictory TCO arguments, a TCO profile or tier name given as ``tco`` (the message
+        names the keyword meant), or no system could be evaluated.
 
     Examples
     --------
@@ -978,8 +1102,9 @@ def compare(
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
     if license_fee_frac is not None:
         check_fraction("license_fee_frac", license_fee_frac, high_inclusive=False)
-    for name, value in prices_usd_per_mtok.items():
-        check_nonnegative(name, value)
+    # prices, provider and tier are the model's, the same for every system: an unknown provider
+    # (KeyError, closest names) or a $/token price is the caller's error, raised once here
+    _price_inputs(m, price_provider, {name: prices_usd_per_mtok.get(name) for name in PRICE_FIELDS}, price_tier)
     rows: list[pd.DataFrame] = []
     skipped: list[dict[str, str]] = []
     for hw in systems:

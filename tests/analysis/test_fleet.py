@@ -82,3 +82,43 @@ def test_vectorised_over_systems():
                       system=["a", "b"])
     assert list(f["system"]) == ["a", "b"]
     assert list(f["accelerators"]) == [24.0, 12.0]
+
+
+def test_serving_day_refuses_per_token_prices_as_a_unit_slip():
+    # $0.55e-6 per token written where $/Mtok is meant gave a gross margin of -154,903 silently;
+    # the same plausibility check as compare/monte_carlo/the CLI (the price vocabulary) refuses it
+    with pytest.raises(ValueError, match=r"input_usd_per_mtok=5\.5e-07 USD/Mtok is below the plausible minimum"):
+        serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55e-6, 2.19e-6, 0.14e-6)
+    with pytest.raises(ValueError, match=r"output_usd_per_mtok=2\.19e-06 USD/Mtok.*unit slip"):
+        serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19e-6, 0.14)
+    with pytest.raises(ValueError, match=r"cached_input_usd_per_mtok=1\.4e-07"):
+        serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14e-6)
+    with pytest.raises(ValueError, match=r"output_usd_per_mtok=2\.19e-06"):
+        fleet_per_day(8e8, 4e8, 2e8, 2000.0, 0.6, 2.0, 0.5, 2.19e-6)
+    # a free tier (0) stays allowed
+    assert serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.0)["revenue_usd_per_day"].iloc[0] > 0
+
+
+def test_serving_day_checks_cost_counts_and_types_like_the_chain():
+    # a per-node hour (8 x $2) written as a GPU-hour: the chain's plausible TCO maximum, with the hint
+    with pytest.raises(ValueError, match=r"cost_usd_per_gpu_hour=2000 .*per-system or per-rack"):
+        serving_day(226.75, 8, 2000.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    with pytest.raises(ValueError, match=r"cost_usd_per_gpu_hour=500"):
+        fleet_per_day(8e8, 4e8, 2e8, 2000.0, 0.6, 500.0, 0.5, 2.0)
+    with pytest.raises(ValueError, match=r"accelerators_per_node=8\.5 is not a whole number"):
+        serving_day(226.75, 8.5, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    with pytest.raises(ValueError, match=r"accelerators_per_node=0\.0 is outside"):
+        serving_day(226.75, 0, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    with pytest.raises(TypeError, match=r"accelerators_per_node=True is not a number \(a boolean\)"):
+        serving_day(226.75, True, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    with pytest.raises(ValueError, match=r"input_tokens_per_day='608e9' is not a number \(a string\)"):
+        serving_day(226.75, 8, 2.0, "608e9", 342e9, 168e9, 0.55, 2.19, 0.14)
+    # the average fleet stays fractional, as DeepSeek published it
+    assert serving_day(226.75, 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)["accelerators"].iloc[0] == 1814.0
+
+
+def test_fleet_per_day_refuses_an_implausible_throughput():
+    # 0.0025 tok/s/GPU: tok/ms or ktok/s given as tok/s; below the curve vocabulary's 0.01 tok/s/GPU
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=0\.0025 tok/s/GPU is below the plausible "
+                                         r"minimum 0\.01 tok/s/GPU"):
+        fleet_per_day(8e8, 4e8, 2e8, 0.0025, 0.6, 2.0, 0.5, 2.0)

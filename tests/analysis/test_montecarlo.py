@@ -276,3 +276,42 @@ def test_workload_and_kv_offload_are_keywords_of_their_own():
         monte_carlo(_base(), kv_offload="dram")
     with pytest.raises(ValueError, match="give workload= to monte_carlo directly"):
         monte_carlo("deepseek-r1", ["b200"], compare_options={"workload": "1k/1k"})
+
+
+# --- case lookups by system alias, target margin hints ------------------------------------------
+
+
+def test_cheaper_statement_resolves_hardware_aliases():
+    r = monte_carlo(_base(hardware_id=["gb300-nvl72", "tpu-v7"]), n_draws=64, catalog_spreads=False)
+    by_id = r.cheaper_statement("gb300-nvl72", "tpu-v7")
+    # 'gb300' and 'TPU v7' are catalog aliases of the case systems: same answer, labelled by id
+    assert r.cheaper_statement("gb300", "tpu-v7") == by_id
+    assert r.cheaper_statement("GB300 NVL72", "TPU v7") == by_id
+    assert by_id.startswith("gb300-nvl72 cheaper than tpu-v7 in ")
+    assert r.case("gb300") == "gb300-nvl72"
+    with pytest.raises(KeyError, match=r"unknown case 'gb3000'; closest: gb300-nvl72"):
+        r.cheaper_statement("gb3000", "tpu-v7")
+    with pytest.raises(KeyError, match="unknown case 'h100'"):  # a catalog system, but no case of this run
+        r.cheaper_statement("h100", "tpu-v7")
+
+
+def test_case_lookup_with_several_interactivities_needs_the_interactivity():
+    base = pd.concat([_base(hardware_id=["gb300-nvl72", "tpu-v7"])] * 2, ignore_index=True)
+    base["interactivity_tok_per_s_per_user"] = [50.0, 50.0, 100.0, 100.0]
+    r = monte_carlo(base, n_draws=64, catalog_spreads=False)
+    assert r.case("gb300@50") == r.case("GB300@50.0") == "gb300-nvl72@50"
+    assert r.cheaper_statement("gb300@100", "tpu-v7@100") == r.cheaper_statement("gb300-nvl72@100", "tpu-v7@100")
+    with pytest.raises(KeyError, match=r"'gb300' is ambiguous.*gb300-nvl72@50, gb300-nvl72@100"):
+        r.cheaper_statement("gb300", "tpu-v7@50")
+    with pytest.raises(KeyError, match="unknown case 'gb300@70'"):
+        r.case("gb300@70")
+
+
+@pytest.mark.parametrize("target", [50, 50.0, 75.5])
+def test_target_margin_in_percent_gets_the_percent_hint(target):
+    with pytest.raises(ValueError, match=rf"target_margin_frac={float(target)!r} is outside.*looks like a percent.*"
+                                         rf"write {target / 100:g}, not {target:g}"):
+        monte_carlo(_base(), n_draws=64, catalog_spreads=False, target_margin_frac=target)
+    r = monte_carlo(_base(), n_draws=64, catalog_spreads=False)
+    with pytest.raises(ValueError, match="looks like a percent"):
+        r.prob_margin_above(target)

@@ -297,3 +297,30 @@ def test_tco_keywords_follow_the_one_rule():
         tk.Scenario(**kw, tco_profile="neocloud", tco_vintage="2026-09")
     with pytest.raises(ValueError, match="tco_basis='itemised' contradicts tco_tier"):
         tk.Scenario(**kw, tco_basis="itemised", tco_tier="rental")
+
+
+@pytest.mark.parametrize(("update", "match"), [
+    ({"throughput_tok_per_s_per_gpu": True}, r"throughput_tok_per_s_per_gpu=True is not a number \(a boolean\)"),
+    ({"throughput_tok_per_s_per_gpu": "2500"}, r"throughput_tok_per_s_per_gpu='2500' is not a number \(a string\)"),
+    ({"utilization_frac": "0.6"}, r"utilization_frac='0.6' is not a number"),
+    ({"license_fee_frac": False}, r"license_fee_frac=False is not a number"),
+], ids=["throughput-bool", "throughput-str", "utilization-str", "fee-bool"])
+def test_scenario_refuses_flags_and_text_before_coercion(update, match):
+    # pydantic would read "2500" as 2500.0 and True as 1.0
+    with pytest.raises(pydantic.ValidationError, match=match):
+        tk.Scenario(**{**BASE, **update})
+
+
+@pytest.mark.parametrize(("update", "match"), [
+    ({"throughput_tok_per_s_per_gpu": 0.0025}, r"0\.0025 tok/s/GPU is below the plausible minimum 0\.01"),
+    ({"input_usd_per_mtok": 0.5e-6}, r"input_usd_per_mtok=5e-07 USD/Mtok is below the plausible minimum"),
+    ({"target_margin_frac": 50}, r"looks like a percent.*write 0\.5, not 50"),
+], ids=["throughput-slip", "price-per-token", "margin-percent"])
+def test_scenario_refuses_implausible_values_with_the_entry_points_messages(update, match):
+    with pytest.raises(pydantic.ValidationError, match=match):
+        tk.Scenario(**{**BASE, **update})
+
+
+def test_sweep_axis_of_text_is_refused():
+    with pytest.raises(TypeError, match=r"utilization_frac holds '0\.5' at position 1: not a number \(a string\)"):
+        tk.sweep(tk.Scenario(**BASE), utilization_frac=[0.4, "0.5"])

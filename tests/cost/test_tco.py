@@ -216,3 +216,28 @@ def test_extra_host_memory_adds_its_price_to_capex():
         tk.tco("b200", extra_host_memory_gb_per_accelerator=-1)
     with pytest.raises(ValueError, match="published"):
         tk.tco("b200", basis="published", extra_host_memory_gb_per_accelerator=100)
+
+
+@pytest.mark.parametrize(("basis", "hint"), [
+    ("hyperscaler", r"'hyperscaler' is a TCO profile and a published tier, not a basis kind; did you mean "
+                    r"tco_profile='hyperscaler' \(or tk\.TcoBasis\.itemised\('hyperscaler'\)\) for an itemised TCO, "
+                    r"or tco_tier='hyperscaler' \(or tk\.TcoBasis\.published\(tier='hyperscaler'\)\)"),
+    ("Neocloud-owned", r"'Neocloud-owned' is a TCO profile, not a basis kind; did you mean tco_profile='neocloud'"),
+    ("internal", r"'internal' is a published TCO tier, not a basis kind; did you mean tco_tier='internal'"),
+    ("publishd", r"is not one of 'itemised', 'published', 'explicit'; did you mean 'published'\?"),
+], ids=["hyperscaler", "profile-alias", "tier-only", "kind-typo"])
+def test_a_profile_or_tier_name_as_the_basis_kind_names_the_keyword_meant(basis, hint):
+    from tokenomics.cost.tco import tco_basis
+
+    with pytest.raises(ValueError, match=hint):
+        tco_basis(basis)
+    with pytest.raises(ValueError, match=hint):  # every entry point maps tco= through tco_basis
+        tk.Scenario(hardware="gb200", model="deepseek-r1", tco=basis)
+
+
+def test_basis_kind_ignores_case_and_the_us_spelling():
+    from tokenomics.cost.tco import tco_basis
+
+    assert tco_basis("Itemized", profile="rental") == tco_basis("itemised", profile="rental") == \
+        tk.TcoBasis.itemised("rental")
+    assert tco_basis("PUBLISHED", tier="rental") == tk.TcoBasis.published(tier="rental")

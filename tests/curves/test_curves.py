@@ -262,3 +262,17 @@ def test_curves_filters_and_errors() -> None:
     with pytest.raises(ValueError, match="no bundled curve points"):
         curves(model="deepseek-r1", hardware="tpu-v6e")
     assert all(f.suffix == ".csv" for f in curve_catalog_files())
+
+
+def test_unknown_model_is_a_key_error_with_close_matches_like_an_unknown_system() -> None:
+    # a typo of a model raised ValueError "no bundled curve points", a hardware typo KeyError
+    with pytest.raises(KeyError, match=r"unknown model 'deepsek-r1'; closest: DeepSeek R1"):
+        curves(model="deepsek-r1")
+    with pytest.raises(KeyError, match="unknown model 'no-such-model'"):
+        curves(model="no-such-model", hardware="gb200")
+    # aliases and spellings of a catalog model still match its points
+    assert len(curves(model="DeepSeek-R1-0528")) == len(curves(model="deepseek r1")) > 0
+    # a catalog model without bundled points keeps its ValueError listing what exists
+    bare = sorted(set(tk.model_table().index) - set(_load()["model_id"]))
+    with pytest.raises(ValueError, match="no bundled curve points"):
+        curves(model=bare[0])

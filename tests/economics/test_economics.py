@@ -360,3 +360,54 @@ def test_series_with_dask_is_refused():
     da = pytest.importorskip("dask.array")
     with pytest.raises(ValueError, match="Series cannot be combined"):
         cost_per_mtok(pd.Series([1.0, 2.0]), da.ones(2, chunks=1), 0.5)
+
+
+# --- flags and text are not numbers ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "field", "what"),
+    [
+        ((2.0, True, 0.6), "throughput_tok_per_s_per_gpu", "a boolean"),
+        ((2.0, "2500", 0.6), "throughput_tok_per_s_per_gpu", "a string"),
+        (("2.0", 2500.0, 0.6), "cost_usd_per_gpu_hour", "a string"),
+        ((2.0, 2500.0, np.True_), "utilization_frac", "a boolean"),
+    ],
+)
+def test_cost_per_mtok_refuses_booleans_and_strings(args, field, what):
+    # True read as 1.0 tok/s gave $925.9/Mtok; "2500" was parsed silently
+    with pytest.raises(TypeError, match=rf"^{field}=.* is not a number \({what}\)") as info:
+        cost_per_mtok(*args)
+    assert isinstance(info.value, ValueError)  # also a ValueError, like every other input check
+
+
+@pytest.mark.parametrize("bad", [np.array([1000.0, True], dtype=object), [1000.0, "2000"], np.array([True, False]),
+                                 pd.Series(["1000", "2000"]), pd.Series([1000.0, True], dtype=object)])
+def test_arrays_and_series_of_flags_or_text_are_refused(bad):
+    with pytest.raises(TypeError, match="throughput_tok_per_s_per_gpu"):
+        cost_per_mtok(2.0, bad, 0.6)
+    with pytest.raises(TypeError, match="price_usd_per_mtok"):
+        revenue_usd_per_gpu_hour(1000.0, 0.6, bad)
+
+
+def test_numbers_of_every_container_still_pass_the_type_check():
+    expected = [2.0 / 1.8, 1.0 / 1.8]
+    assert cost_per_mtok(2, 1000, 0.5) == pytest.approx(expected[0])  # ints are numbers
+    assert cost_per_mtok(np.float32(2.0), np.int64(1000), 0.5) == pytest.approx(expected[0])
+    np.testing.assert_allclose(cost_per_mtok(2.0, np.array([1000, 2000]), 0.5), expected)
+    np.testing.assert_allclose(cost_per_mtok(2.0, [1000.0, 2000.0], 0.5), expected)
+    np.testing.assert_allclose(cost_per_mtok(2.0, np.array([1000.0, 2000.0], dtype=object), 0.5), expected)
+    ser = cost_per_mtok(2.0, pd.Series([1000.0, 2000.0], index=["a", "b"]), 0.5)
+    assert list(ser.index) == ["a", "b"]
+    np.testing.assert_allclose(ser.to_numpy(), expected)
+    np.testing.assert_allclose(cost_per_mtok(2.0, pd.Series([1000, 2000], dtype="Int64"), 0.5).to_numpy(), expected)
+    da = pytest.importorskip("dask.array")
+    lazy = cost_per_mtok(2.0, da.from_array(np.array([1000.0, 2000.0]), chunks=1), 0.5)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), expected)
+
+
+def test_dask_array_of_booleans_is_refused_by_its_dtype_before_compute():
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(TypeError, match=r"throughput_tok_per_s_per_gpu has dtype bool \(booleans, not numbers\)"):
+        cost_per_mtok(2.0, da.from_array(np.array([True, False]), chunks=1), 0.5)

@@ -160,3 +160,36 @@ def test_misspelt_keyword_suggests_the_real_one():
 def test_a_per_system_hour_cost_is_refused_as_a_unit_slip():
     with pytest.raises(ValueError, match="per-system"):
         tk.compare("deepseek-r1", ["gb200"], cost_usd_per_gpu_hour=279.0)
+
+
+def test_unknown_price_provider_is_a_key_error_raised_once_up_front():
+    # as Scenario and tk.price: a KeyError with the closest provider, not "no system could be evaluated"
+    with pytest.raises(KeyError, match=r"unknown provider for deepseek-r1 \(standard tier\) 'fireworx'; "
+                                       r"closest: Fireworks") as info:
+        tk.compare("deepseek-r1", ["gb200", "b200"], price_provider="fireworx")
+    assert "no system could be evaluated" not in str(info.value)
+    assert str(info.value).count("fireworx") == 1  # once, not once per system
+    assert len(tk.compare("deepseek-r1", ["gb200"], price_provider="FIREWORKS")) == 1  # case ignored
+
+
+def test_per_token_prices_are_refused_up_front_with_the_plausibility_message():
+    with pytest.raises(ValueError, match=r"^input_usd_per_mtok=5\.5e-07 USD/Mtok is below the plausible minimum"):
+        tk.compare("deepseek-r1", ["gb200", "b200"], input_usd_per_mtok=0.55e-6, output_usd_per_mtok=2.19e-6)
+    with pytest.raises(ValueError, match=r"^price_provider='DeepSeek' is not used"):
+        tk.compare("deepseek-r1", ["gb200"], price_provider="DeepSeek", input_usd_per_mtok=0.55,
+                   output_usd_per_mtok=2.19)
+
+
+@pytest.mark.parametrize(("tco", "hint"), [
+    ("hyperscaler", r"did you mean tco_profile='hyperscaler' \(or tk\.TcoBasis\.itemised\('hyperscaler'\)\)"),
+    ("neocloud", r"tco_profile='neocloud'.*or tco_tier='neocloud' \(or tk\.TcoBasis\.published\(tier='neocloud'\)\)"),
+    ("internal", r"'internal' is a published TCO tier.*did you mean tco_tier='internal'"),
+], ids=["hyperscaler", "neocloud", "internal"])
+def test_a_tco_profile_or_tier_name_given_as_tco_names_the_keyword_meant(tco, hint):
+    with pytest.raises(ValueError, match=hint):
+        tk.compare("deepseek-r1", ["gb200"], tco=tco)
+
+
+def test_tco_kind_spelling_is_ignored():
+    by_kind = tk.compare("deepseek-r1", ["gb200"], tco="itemised", tco_profile="neocloud")
+    assert by_kind.equals(tk.compare("deepseek-r1", ["gb200"], tco="Itemized", tco_profile="neocloud"))

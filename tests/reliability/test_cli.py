@@ -24,8 +24,12 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
      ("--utilization", "-0.5")),
     ("cost-util-nan", ["cost", "--hardware", "gb200", "--throughput", "1000", "--utilization", "nan"],
      ("--utilization", "nan")),
-    ("cost-util-tiny", ["cost", "--hardware", "gb200", "--throughput", "1e-300", "--utilization", "1e-300"],
+    # the smallest plausible throughput at a subnormal utilization overflows the cost: the finite-result guard
+    ("cost-util-tiny", ["cost", "--hardware", "gb200", "--throughput", "0.01", "--utilization", "1e-307"],
      ("finite",)),
+    # below the vocabulary's plausible 0.01 tok/s/GPU: tok/ms or ktok/s given as tok/s, not $607,821/Mtok
+    ("cost-tput-unit-slip", ["cost", "--hardware", "gb200", "--throughput", "0.0025"],
+     ("--throughput", "0.0025", "plausible minimum 0.01")),
     ("cost-tput-zero", ["cost", "--hardware", "gb200", "--throughput", "0"], ("--throughput", "0")),
     ("cost-tput-negative", ["cost", "--hardware", "gb200", "--throughput", "-100"], ("--throughput", "-100")),
     ("cost-tput-inf", ["cost", "--hardware", "gb200", "--throughput", "inf"], ("--throughput", "inf")),

@@ -30,7 +30,9 @@ import pandas as pd
 
 from tokenomics import catalog
 from tokenomics._validate import check_fraction, check_nonnegative, check_positive, check_range
+from tokenomics.chain import check_price_plausible, check_throughput_plausible
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
+from tokenomics.cost.tco import check_gpu_hour_cost
 from tokenomics.economics import (
     blended_price_usd_per_mtok,
     cost_per_mtok,
@@ -96,6 +98,28 @@ def _tokens(input_tokens: Any, cached: Any, output: Any) -> tuple[np.ndarray, np
             "or margin; give a positive token volume"
         )
     return i, c, o
+
+
+def _check_terms(cost_usd_per_gpu_hour: Any, input_usd_per_mtok: Any, output_usd_per_mtok: Any,
+                 cached_input_usd_per_mtok: Any) -> None:
+    """Check the TCO and list prices as every entry point does (per-system hours and $/token refused)."""
+    check_gpu_hour_cost("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    for name, value in (("input_usd_per_mtok", input_usd_per_mtok), ("output_usd_per_mtok", output_usd_per_mtok),
+                        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok)):
+        if value is not None:
+            check_price_plausible(name, value)
+
+
+def _check_accelerators_per_node(value: Any) -> None:
+    """Raise unless every element is a whole number of accelerators within the vocabulary's system size."""
+    spec = catalog.parameter_spec("hardware", "accelerators_per_system")
+    check_range("accelerators_per_node", value, low=1.0, high=spec.max_value)
+    arr = np.asarray(value, dtype=float).ravel()
+    frac = arr != np.round(arr)
+    if frac.any():
+        v = float(arr[np.flatnonzero(frac)[0]])
+        raise ValueError(f"accelerators_per_node={v!r} is not a whole number of accelerators (8 for an HGX node); "
+                         "a fractional average fleet goes in nodes")
 
 
 def _money(
@@ -189,13 +213,15 @@ def fleet_per_day(
     output_tokens_per_day : float or array_like
         Generated tokens per day, >= 0 [tokens/day]; input + output > 0.
     throughput_tok_per_s_per_gpu : float or array_like
-        Input + output tokens per second per busy accelerator, > 0 [tok/s/GPU].
+        Input + output tokens per second per busy accelerator, in the plausible range
+        [0.01, 1e6] [tok/s/GPU] (:func:`tokenomics.chain.check_throughput_plausible`).
     utilization_frac : float or array_like
         Busy share of paid hours the plan aims at, in (0, 1].
     cost_usd_per_gpu_hour : float or array_like
-        TCO per accelerator-hour, > 0 [USD/GPU-hour].
+        TCO per accelerator-hour, in (0, 100] [USD/GPU-hour].
     input_usd_per_mtok, output_usd_per_mtok : float or array_like
-        List prices of uncached input and output tokens, >= 0 [USD/Mtok].
+        List prices of uncached input and output tokens, 0 or in [0.001, 1000] [USD/Mtok] (a
+        per-token price is refused as a unit slip).
     cached_input_usd_per_mtok : float or array_like, optional
         Cached-input list price, >= 0 [USD/Mtok]; default 10 % of the input price.
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
@@ -214,8 +240,9 @@ def fleet_per_day(
     Raises
     ------
     ValueError
-        Negative tokens, cached above input, zero tokens (no fleet to state), invalid throughput,
-        utilization, prices or license terms.
+        Negative tokens, cached above input, zero tokens (no fleet to state), invalid or
+        implausible throughput, utilization, GPU-hour cost, prices ($/token for $/Mtok) or
+        license terms; booleans or strings for numbers.
 
     Examples
     --------
@@ -227,9 +254,9 @@ def fleet_per_day(
     (9.65, 10)
     """
     i, c, o = _tokens(input_tokens_per_day, cached_input_tokens_per_day, output_tokens_per_day)
-    check_positive("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    check_throughput_plausible("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
-    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_terms(cost_usd_per_gpu_hour, input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok)
     total = i + o
     t, u = np.broadcast_arrays(
         np.asarray(throughput_tok_per_s_per_gpu, dtype=float), np.asarray(utilization_frac, dtype=float)
@@ -289,16 +316,20 @@ def serving_day(
     nodes : float or array_like
         Average number of serving nodes over the period, > 0 [nodes].
     accelerators_per_node : float or array_like
-        Accelerators per node, > 0 (8 for an HGX H800 node) [GPUs/node].
+        Accelerators per node, a whole number >= 1 (8 for an HGX H800 node) [GPUs/node].
     cost_usd_per_gpu_hour : float or array_like
-        Rental or TCO per accelerator-hour, > 0 [USD/GPU-hour].
+        Rental or TCO per accelerator-hour, in (0, 100] (a per-node or per-rack hour is refused,
+        :func:`tokenomics.cost.tco.check_gpu_hour_cost`) [USD/GPU-hour].
     input_tokens, cached_input_tokens, output_tokens : float or array_like
         Tokens served in the period: all prompt tokens (cached included), the cached part of
         them, and generated tokens, >= 0 [tokens].
     input_usd_per_mtok, output_usd_per_mtok : float or array_like
-        List prices of uncached input and output, >= 0 [USD/Mtok].
+        List prices of uncached input and output, 0 or in the vocabulary's plausible range
+        [0.001, 1000] [USD/Mtok] (:func:`tokenomics.chain.check_price_plausible`: a per-token
+        price such as 0.55e-6 is refused as a unit slip).
     cached_input_usd_per_mtok : float or array_like, optional
-        Cached-input list price [USD/Mtok]; default 10 % of the input price.
+        Cached-input list price, 0 or in [0.0001, 1000] [USD/Mtok]; default 10 % of the input
+        price.
     hours : float, default 24
         Length of the period, in (0, 24 * 366] [h].
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
@@ -315,7 +346,9 @@ def serving_day(
     Raises
     ------
     ValueError
-        Invalid counts, tokens (cached above input, none at all), prices or license terms; an
+        Invalid counts (a fractional ``accelerators_per_node``), tokens (cached above input, none
+        at all), a GPU-hour cost above the plausible maximum, prices below the plausible minimum
+        ($/token for $/Mtok) or license terms; booleans or strings for numbers; an
         implied ``(input + output) / (accelerators x hours x 3600)`` outside the vocabulary's
         plausible throughput per GPU (tokens off by a factor, e.g. billions given as thousands).
 
@@ -337,8 +370,8 @@ def serving_day(
     """
     i, c, o = _tokens(input_tokens, cached_input_tokens, output_tokens)
     check_positive("nodes", nodes)
-    check_positive("accelerators_per_node", accelerators_per_node)
-    check_positive("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour)
+    _check_accelerators_per_node(accelerators_per_node)
+    _check_terms(cost_usd_per_gpu_hour, input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok)
     check_range("hours", hours, low=0.0, high=HOURS_PER_DAY * 366, low_inclusive=False)
     n, per = np.broadcast_arrays(np.asarray(nodes, dtype=float), np.asarray(accelerators_per_node, dtype=float))
     total = i + o

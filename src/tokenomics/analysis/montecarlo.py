@@ -58,7 +58,13 @@ from scipy.stats import qmc
 
 from tokenomics import catalog
 from tokenomics._numeric import trusted_inputs
-from tokenomics._validate import check_fraction, check_plausible, check_range, unknown_name_error
+from tokenomics._validate import (
+    check_fraction,
+    check_plausible,
+    check_target_margin,
+    normalize_name,
+    unknown_name_error,
+)
 from tokenomics.analysis.distributions import (
     Bounded,
     ColumnSampler,
@@ -426,7 +432,7 @@ def monte_carlo_problem(
         raise KeyError(f"monte_carlo: base table lacks columns {missing}; use tokenomics.compare() rows")
     if len(base) == 0:
         raise ValueError("monte_carlo: the base table has no rows")
-    check_range("target_margin_frac", target_margin_frac, low=-1e12, high=1.0, high_inclusive=False)
+    check_target_margin("target_margin_frac", target_margin_frac)
     cases = base.copy().reset_index(drop=True)
     if "interactivity_tok_per_s_per_user" not in cases:
         cases["interactivity_tok_per_s_per_user"] = np.nan
@@ -878,7 +884,7 @@ class MonteCarloResult:
         if self.draws is None:
             raise ValueError("a run without draws (dask, or keep_draws=False) keeps only the target it was run with; "
                              "rerun with target_margin_frac=...")
-        check_range("target_margin_frac", target_margin_frac, low=-1e12, high=1.0, high_inclusive=False)
+        check_target_margin("target_margin_frac", target_margin_frac)
         m = self.draws["gross_margin_frac"].to_numpy()
         return pd.Series((m > target_margin_frac).mean(axis=0), index=self.labels, name="prob_margin_above")
 
@@ -894,14 +900,71 @@ class MonteCarloResult:
         -------
         str
             E.g. ``"gb300-nvl72 cheaper than tpu-v7 in 83.1 % of 4096 draws"``.
+
+        Raises
+        ------
+        KeyError
+            A name that is no case, nor a system (id or alias) of one (closest cases listed), or
+            a system evaluated at several interactivities named without ``@<interactivity>``.
+        ValueError
+            Two cases at different interactivities.
         """
-        for x in (a, b):
-            if x not in self.cheaper_frac.index:
-                raise unknown_name_error("case", x, list(self.cheaper_frac.index))
+        a, b = self.case(a), self.case(b)
         share = float(self.cheaper_frac.loc[a, b])
         if math.isnan(share):
             raise ValueError(f"{a} and {b} are at different interactivities; compare cases at one interactivity")
         return f"{a} cheaper than {b} in {share:.1%} of {self.n_draws} draws".replace("%", " %")
+
+    def case(self, name: str) -> str:
+        """Return the case label a system name refers to: its id or any catalog alias.
+
+        Labels are the catalog hardware ids (``"gb300-nvl72"``), with ``@<interactivity>`` when
+        several interactivities were evaluated (``"gb300-nvl72@50"``). A name is matched as a
+        label first (ignoring case and punctuation), then its system part is resolved as a
+        catalog hardware name (``"gb300"``, ``"GB300 NVL72"``, ``"TPU v7"``); the interactivity
+        part is read as a number (``"gb300@50.0"`` is ``gb300-nvl72@50``).
+
+        Parameters
+        ----------
+        name : str
+            A case label, or a system id or alias (with ``@<interactivity>`` where the run has
+            several).
+
+        Returns
+        -------
+        str
+            The case label (one of :attr:`labels`).
+
+        Raises
+        ------
+        KeyError
+            No case matches (the closest cases listed), or the system has several cases and no
+            interactivity was named (its cases listed).
+        """
+        labels = [str(lab) for lab in self.cheaper_frac.index]
+        if name in labels:
+            return str(name)
+        by_key = {normalize_name(lab): lab for lab in labels}
+        if normalize_name(str(name)) in by_key:
+            return by_key[normalize_name(str(name))]
+        system, at, inter = str(name).partition("@")
+        try:
+            hid = catalog.resolve_hardware_id(system.strip())
+            wanted = f"{float(inter):g}" if at else None
+        except (KeyError, ValueError):
+            raise unknown_name_error("case", name, labels) from None
+        cases = self.problem.cases
+        matches = [
+            lab for lab, h, x in zip(_labels(cases), cases["hardware_id"].astype(str),
+                                     cases["interactivity_tok_per_s_per_user"], strict=True)
+            if _same_system(h, hid) and (wanted is None or (pd.notna(x) and f"{float(x):g}" == wanted))
+        ]
+        if len(set(matches)) == 1:
+            return matches[0]
+        if matches:
+            raise KeyError(f"case {name!r} is ambiguous: {hid} was evaluated at several interactivities "
+                           f"({', '.join(matches)}); name one, e.g. {matches[0]!r}")
+        raise unknown_name_error("case", name, labels)
 
     def fan(self, metric: str = "cost_usd_per_mtok") -> pd.DataFrame:
         """Quantiles of a metric per system and interactivity (the data of a fan chart).
@@ -919,6 +982,16 @@ class MonteCarloResult:
         if metric not in METRICS:
             raise unknown_name_error("metric", metric, METRICS)
         return self.summary[self.summary["metric"] == metric].reset_index(drop=True)
+
+
+def _same_system(case_hardware_id: str, hardware_id: str) -> bool:
+    """Whether a case's hardware id (a catalog id, or a name of a user's base table) is this catalog system."""
+    if case_hardware_id == hardware_id:
+        return True
+    try:
+        return catalog.resolve_hardware_id(case_hardware_id) == hardware_id
+    except KeyError:
+        return False
 
 
 def _labels(cases: pd.DataFrame) -> list[str]:

@@ -22,12 +22,18 @@ from tokenomics import catalog
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
-    check_plausible,
+    check_numeric,
     check_positive,
-    check_range,
+    check_target_margin,
     unknown_name_error,
 )
-from tokenomics.chain import CHAIN_COLUMNS, DEFAULT_UTILIZATION_FRAC, evaluate
+from tokenomics.chain import (
+    CHAIN_COLUMNS,
+    DEFAULT_UTILIZATION_FRAC,
+    check_price_plausible,
+    check_throughput_plausible,
+    evaluate,
+)
 from tokenomics.cost.tco import DEFAULT_TCO_BASIS, TcoBasis, TcoResult, tco_basis
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, LicenseFee, TokenMix
@@ -45,33 +51,26 @@ def _frac_open_high(name: str, value: Any) -> None:
     check_fraction(name, value, high_inclusive=False)
 
 
-def _price(name: str, value: Any) -> None:
-    # plausible range from the vocabulary: a $/token figure written as $/Mtok is an error
-    spec = catalog.parameter_spec("price", name)
-    check_nonnegative(name, value)
-    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True)
-
-
-def _below_one(name: str, value: Any) -> None:
-    check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
 
 
 _NUMERIC_CHECKS: dict[str, Callable[[str, Any], None]] = {
     "cost_usd_per_gpu_hour": check_nonnegative,
     "facility_power_kw_per_accelerator": check_positive,
-    "input_usd_per_mtok": _price,
-    "cached_input_usd_per_mtok": _price,
-    "output_usd_per_mtok": _price,
+    # plausible ranges from the vocabulary: a $/token price written as $/Mtok, a throughput in
+    # tok/ms or ktok/s written as tok/s, are errors
+    "input_usd_per_mtok": check_price_plausible,
+    "cached_input_usd_per_mtok": check_price_plausible,
+    "output_usd_per_mtok": check_price_plausible,
     "utilization_frac": _frac_open_low,
-    "throughput_tok_per_s_per_gpu": check_positive,
+    "throughput_tok_per_s_per_gpu": check_throughput_plausible,
     "interactivity_tok_per_s_per_user": check_positive,
-    "prefill_throughput_tok_per_s_per_gpu": check_positive,
-    "decode_throughput_tok_per_s_per_gpu": check_positive,
+    "prefill_throughput_tok_per_s_per_gpu": check_throughput_plausible,
+    "decode_throughput_tok_per_s_per_gpu": check_throughput_plausible,
     "cached_cost_ratio": check_fraction,
     "license_fee_frac": _frac_open_high,
     "license_usd_per_mtok": check_nonnegative,
     "license_usd_per_gpu_hour": check_nonnegative,
-    "target_margin_frac": _below_one,
+    "target_margin_frac": check_target_margin,
 }
 """Numeric fields and their element-wise checks (shared by the model and by sweeps)."""
 
@@ -229,6 +228,14 @@ class Scenario(BaseModel):
             data["workload"] = workload(data["workload"])
         return data
 
+    @field_validator(*(f for f in _NUMERIC_CHECKS if f != "cost_usd_per_gpu_hour"), mode="before")
+    @classmethod
+    def _not_text_or_flag(cls, value: Any, info: Any) -> Any:
+        # before pydantic's coercion, which reads "2500" as 2500.0 and True as 1.0
+        if value is not None:
+            check_numeric(info.field_name, value)
+        return value
+
     @field_validator(*(f for f in _NUMERIC_CHECKS if f != "cost_usd_per_gpu_hour"))
     @classmethod
     def _numeric(cls, value: float | None, info: Any) -> float | None:
@@ -323,6 +330,7 @@ def _as_axis(name: str, values: Any) -> list[Any] | np.ndarray:
         if not out:
             raise ValueError(f"sweep axis {name} is empty")
         return out
+    check_numeric(name, values)
     arr = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"sweep axis {name} must be a non-empty 1-d list of numbers")

@@ -42,6 +42,7 @@ References
 
 from __future__ import annotations
 
+import difflib
 import html
 import math
 from typing import Any, Literal
@@ -57,6 +58,7 @@ from tokenomics._validate import (
     check_nonnegative,
     check_positive,
     check_range,
+    normalize_name,
     unknown_name_error,
 )
 from tokenomics.cost.finance import (
@@ -864,6 +866,37 @@ def _check_published(vintage: str, tier: str) -> None:
         raise KeyError(f"published TCO vintage {vintage!r} has no tier {tier!r}; tiers of {vintage}: {', '.join(have)}")
 
 
+_BASIS_KINDS: dict[str, Literal["itemised", "published", "explicit"]] = {
+    "itemised": "itemised", "itemized": "itemised", "published": "published", "explicit": "explicit",
+}
+
+
+def _basis_kind(basis: object) -> Literal["itemised", "published", "explicit"]:
+    """Return the kind a ``basis`` string names; ``ValueError`` with the keyword meant for a profile or tier name."""
+    key = normalize_name(str(basis))
+    if isinstance(basis, str) and key in _BASIS_KINDS:
+        return _BASIS_KINDS[key]
+    text = f"tco_basis={basis!r} is not one of 'itemised', 'published', 'explicit'"
+    try:
+        profile: str | None = catalog.resolve_profile_id(str(basis))
+    except KeyError:
+        profile = None
+    tiers = {normalize_name(t): str(t) for t in catalog.published_tco_table()["tier"].astype(str)}
+    tier = tiers.get(key)
+    meant = []
+    if profile is not None:
+        meant.append(f"tco_profile={profile!r} (or tk.TcoBasis.itemised({profile!r})) for an itemised TCO")
+    if tier is not None:
+        meant.append(f"tco_tier={tier!r} (or tk.TcoBasis.published(tier={tier!r})) for a published TCO")
+    if meant:
+        what = ("a TCO profile and a published tier" if profile is not None and tier is not None
+                else "a TCO profile" if profile is not None else "a published TCO tier")
+        raise ValueError(f"{text}: {basis!r} is {what}, not a basis kind; did you mean {', or '.join(meant)}?")
+    close = difflib.get_close_matches(key, list(_BASIS_KINDS), n=1, cutoff=0.5)
+    hint = f"; did you mean {_BASIS_KINDS[close[0]]!r}?" if close else ""
+    raise ValueError(f"{text}{hint}")
+
+
 def tco_basis(
     basis: TcoBasis | str | None = None,
     *,
@@ -880,8 +913,14 @@ def tco_basis(
       other defaulting to :data:`DEFAULT_TCO_VINTAGE` / :data:`DEFAULT_TCO_TIER`;
     - ``profile`` (``--tco-profile``), or nothing, gives an itemised basis (default profile
       :data:`DEFAULT_TCO_PROFILE`);
-    - ``basis="itemised" | "published" | "explicit"`` names the kind; it must agree with the
-      other arguments.
+    - ``basis="itemised" | "published" | "explicit"`` names the kind (case and punctuation
+      ignored; ``"itemized"`` is ``"itemised"``); it must agree with the other arguments.
+
+    A profile or tier name is not a kind: ``basis="hyperscaler"`` is refused with the hint
+    ``tco_profile='hyperscaler'`` (or ``TcoBasis.itemised('hyperscaler')``), and
+    ``tco_tier='hyperscaler'`` where a published tier has that name too, rather than read as
+    one of them: ``"hyperscaler"``, ``"neocloud"`` and ``"rental"`` name both an itemised
+    profile and a published tier, whose figures differ.
 
     Parameters
     ----------
@@ -902,7 +941,8 @@ def tco_basis(
     Raises
     ------
     ValueError
-        Contradictory arguments (the message names both), or an unknown kind.
+        Contradictory arguments (the message names both), or an unknown kind (a profile or
+        tier name given as the kind: the message says which keyword takes it).
     KeyError
         Unknown profile, vintage or tier.
 
@@ -910,6 +950,8 @@ def tco_basis(
     --------
     >>> tco_basis(vintage="2026-09").label
     'published 2026-09, hyperscaler tier'
+    >>> tco_basis("Itemized", profile="neocloud").label
+    'itemised, neocloud profile'
     >>> tco_basis(profile="neocloud", tier="rental")
     Traceback (most recent call last):
     ...
@@ -933,13 +975,12 @@ def tco_basis(
             next((n, vk) for n, vk in present.items() if vk[1] == kind) for kind in sorted(kinds)
         ][:2]
         raise ValueError(f"{n1}={v1!r} ({k1} TCO) contradicts {n2}={v2!r} ({k2} TCO): give one basis")
+    kind: str
     if basis is not None:
-        if basis not in ("itemised", "published", "explicit"):
-            raise ValueError(f"tco_basis={basis!r} is not one of 'itemised', 'published', 'explicit'")
-        if kinds and kinds != {basis}:
+        kind = _basis_kind(basis)
+        if kinds and kinds != {kind}:
             name, (value, _) = next(iter(present.items()))
-            raise ValueError(f"tco_basis={basis!r} contradicts {name}={value!r}: give one basis")
-        kind = basis
+            raise ValueError(f"tco_basis={kind!r} contradicts {name}={value!r}: give one basis")
     else:
         kind = next(iter(kinds)) if kinds else "itemised"
     if kind == "explicit":

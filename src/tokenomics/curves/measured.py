@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokenomics.catalog import data_dir
+from tokenomics._validate import normalize_name, unknown_name_error
+from tokenomics.catalog import data_dir, model_table
 from tokenomics.curves.schema import POINT_KINDS, conform
 
 __all__ = ["curve_catalog_files", "curves"]
@@ -47,6 +48,25 @@ def _load() -> pd.DataFrame:
     frames = [pd.read_csv(f, dtype={"as_of": "string", "workload": "string"})
               for f in curve_catalog_files()]
     return conform(pd.concat(frames, ignore_index=True))
+
+
+def _curve_model_id(model: str, table: pd.DataFrame) -> str:
+    """Return the model id of the points a model name means; KeyError for a name known to neither catalog nor points."""
+    from tokenomics.curves.ingest._common import resolve_model_name
+
+    model_id, in_catalog = resolve_model_name(model)
+    if in_catalog:
+        return model_id
+    # a model newer than the catalog matches the bundled points by its normalised name
+    bundled = {normalize_name(m): m for m in table["model_id"].dropna().astype(str)}
+    for name in (model_id, model):
+        if normalize_name(name) in bundled:
+            return bundled[normalize_name(name)]
+    known = model_table()
+    ids = [str(i) for i in known.index]
+    names = [*ids, *known["name"].dropna().astype(str),
+             *(str(a) for aliases in known["aliases"] for a in (aliases or ()))]
+    raise unknown_name_error("model", model, [*names, *bundled.values()], ids=[*ids, *bundled.values()])
 
 
 def curves(
@@ -86,9 +106,11 @@ def curves(
     Raises
     ------
     KeyError
-        If ``hardware`` is not a catalog name.
+        If ``hardware`` is not a catalog name, or ``model`` is neither a catalog model nor a
+        model of the bundled points (the closest names listed).
     ValueError
-        If ``kind`` is unknown, or nothing matches the filters (the message lists what exists).
+        If ``kind`` is unknown, or nothing matches the filters (the message lists what exists),
+        e.g. a catalog model with no bundled points.
 
     Examples
     --------
@@ -96,13 +118,12 @@ def curves(
     >>> sorted(pts["workload"].unique())  # doctest: +SKIP
     ['128k/8k']
     """
-    from tokenomics.curves.ingest._common import resolve_hardware_name, resolve_model_name
+    from tokenomics.curves.ingest._common import resolve_hardware_name
 
     table = _load()
     mask = pd.Series(True, index=table.index)
     if model is not None:
-        model_id, _ = resolve_model_name(model)
-        mask &= table["model_id"] == model_id
+        mask &= table["model_id"] == _curve_model_id(model, table)
     if hardware is not None:
         mask &= table["hardware_id"] == resolve_hardware_name(hardware)
     if kind is not None:

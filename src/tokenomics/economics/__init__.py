@@ -37,6 +37,7 @@ from tokenomics._validate import (
     check_nonnegative,
     check_positive,
     check_range,
+    check_target_margin,
 )
 from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS_PER_MTOK
 
@@ -95,15 +96,7 @@ def _fee(name: str, value: Any) -> None:
 
 
 def _target(name: str, value: Any) -> None:
-    try:
-        check_range(name, value, low=-1e12, high=1.0, high_inclusive=False)
-    except ValueError as err:
-        pct = np.asarray(value, dtype=float).ravel()
-        pct = pct[(pct >= 1.0) & (pct < 100.0)]
-        if pct.size:
-            raise ValueError(f"{err}; it looks like a percent: margins are fractions below 1 "
-                             f"(write {pct[0] / 100:g}, not {pct[0]:g})") from None
-        raise
+    check_target_margin(name, value)
 
 
 def _any(name: str, value: Any) -> None:
