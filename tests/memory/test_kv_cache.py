@@ -12,7 +12,7 @@ import pytest
 
 import tokenomics as tk
 from tokenomics.catalog import Model
-from tokenomics.memory.kv_cache import kv_bytes_per_token_per_layer
+from tokenomics.memory.kv_cache import kv_bytes_per_token_per_layer, kv_cache_bytes_per_sequence
 
 # DeepSeek-V3 (MLA): 61 layers; the cache holds the 512-wide latent plus the 64-wide RoPE key.
 DSV3_BF16 = 61 * (512 + 64) * 2  # = 70,272 B/token
@@ -168,3 +168,14 @@ def test_toy_gqa_with_distinct_value_dim() -> None:
     # 4 layers x 2 KV heads x (64 K + 32 V) x 2 B = 1,536 B/token.
     m = _toy(v_head_dim=32)
     assert tk.kv_cache_bytes_per_token(m) == pytest.approx(4 * 2 * (64 + 32) * 2)
+
+
+@pytest.mark.parametrize("name", ["llama-3.3-70b", "gpt-oss-120b", "deepseek-r1", "deepseek-v4-pro",
+                                  "qwen3.5-397b-a17b"])
+def test_unchecked_sequence_bytes_equal_the_public_function(name: str) -> None:
+    from tokenomics.memory.kv_cache import kv_sequence_bytes
+
+    m = tk.model(name)
+    ctx = np.array([1.0, 100.0, 4096.0, 131072.0])
+    for prec in ("bf16", "fp8"):
+        np.testing.assert_array_equal(kv_sequence_bytes(m, ctx, prec), kv_cache_bytes_per_sequence(m, ctx, prec))

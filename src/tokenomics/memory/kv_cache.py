@@ -168,17 +168,55 @@ def kv_cache_bytes_per_sequence(model: Model | str, context_tokens: Any, kv_prec
     """
     check_positive("context_tokens", context_tokens)
     m = _model(model)
-    per_layer = kv_bytes_per_token_per_layer(m, kv_precision)
-    _, window = _window_layers(m)
-    full_layers, windowed, compressed_rows = _layer_mix(m)
     raw = context_tokens.to_numpy(dtype=float) if isinstance(context_tokens, pd.Series) else context_tokens
-    ctx = np.asarray(raw, dtype=float)
-    out = per_layer * ((full_layers + compressed_rows) * ctx + windowed * np.minimum(ctx, window))
+    out = kv_sequence_bytes(m, np.asarray(raw, dtype=float), kv_precision)
     if isinstance(context_tokens, pd.Series):
         return pd.Series(out, index=context_tokens.index, name="kv_cache_bytes")
     if np.ndim(out) == 0:
         return float(out)
     return out
+
+
+_SEQUENCE_COEFFICIENTS: dict[tuple[int, str], tuple[Model, float, float, float]] = {}
+"""Per (model object, KV precision): the model and the bytes per context token of the growing
+layers, of the windowed layers and the window length (the model object is kept alive so its id is
+not reused)."""
+
+
+def kv_sequence_bytes(m: Model, context_tokens: np.ndarray, kv_precision: str) -> np.ndarray:
+    """Return :func:`kv_cache_bytes_per_sequence` of a resolved model, context lengths unchecked.
+
+    For hot paths whose context lengths are positive by construction; the per-model coefficients
+    are computed once per model and precision.
+
+    Parameters
+    ----------
+    m : Model
+        Resolved catalog model.
+    context_tokens : ndarray
+        Context lengths [tokens], > 0 (not checked).
+    kv_precision : str
+        KV-cache precision.
+
+    Returns
+    -------
+    ndarray
+        KV-cache bytes per sequence [bytes].
+    """
+    key = (id(m), kv_precision)
+    coef = _SEQUENCE_COEFFICIENTS.get(key)
+    if coef is None or coef[0] is not m:
+        per_layer = kv_bytes_per_token_per_layer(m, kv_precision)
+        _, window = _window_layers(m)
+        full_layers, windowed, compressed_rows = _layer_mix(m)
+        if len(_SEQUENCE_COEFFICIENTS) > 1024:
+            _SEQUENCE_COEFFICIENTS.clear()
+        coef = (m, per_layer * (full_layers + compressed_rows), per_layer * windowed, float(window))
+        _SEQUENCE_COEFFICIENTS[key] = coef
+    _, growing, windowed_bytes, window = coef
+    if windowed_bytes == 0.0:
+        return growing * context_tokens
+    return growing * context_tokens + windowed_bytes * np.minimum(context_tokens, window)
 
 
 def kv_cache_bytes_per_token(

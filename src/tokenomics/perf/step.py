@@ -84,7 +84,7 @@ from scipy.stats import norm
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
-from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_sequence_bytes
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
 from tokenomics.perf.operators import GemmKernel, collective_link, gemm_kernel, table_precision
@@ -623,7 +623,7 @@ def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, 
     if np.all(c == 0.0):
         read = np.zeros_like(c)
     else:
-        read = np.where(c > 0, kv_cache_bytes_per_sequence(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
+        read = np.where(c > 0, kv_sequence_bytes(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
     read_bytes = read / (_kv_divisor(s) * s.cfg.pp)
     if np.ndim(cached) == 0:
         return float(u), float(pairs), float(np.asarray(win_pairs)), float(read_bytes)
@@ -661,7 +661,7 @@ def _draft_work(s: _Setup, seqs: np.ndarray, context: float) -> tuple[np.ndarray
         routed_flop = np.zeros_like(seqs, dtype=float)
     weights = (attn * s.d_bytes / cfg.attention_group + (shared + proj + vocab_head) * s.d_bytes / n
                + routed_bytes)
-    kv = seqs * kv_cache_bytes_per_sequence(s.model, context, s.kv_precision) / a.layers / _kv_divisor(s)
+    kv = seqs * kv_sequence_bytes(s.model, np.asarray(context, dtype=float), s.kv_precision) / a.layers / _kv_divisor(s)
     linear = 2.0 * (attn + shared + proj + vocab_head) * seqs / n + routed_flop
     attn_flop = seqs * _attn_flop_per_token(s, context) / a.layers / n
     return weights + kv, linear / s.peak_linear + attn_flop / s.peak_attn
@@ -673,7 +673,7 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
     context = isl + osl / 2.0
     micro = batch / pp
     tokens = micro * (1 + cfg.mtp_draft_tokens)
-    kv_seq = kv_cache_bytes_per_sequence(s.model, context, s.kv_precision)
+    kv_seq = kv_sequence_bytes(s.model, np.asarray(context, dtype=float), s.kv_precision)
     linear = tokens * a.linear_flop_per_token / n
     # the routed experts' FLOPs wait for the busiest expert-parallel rank
     routed = tokens * 2.0 * a.moe_layers * a.active_experts * a.expert_params / n
@@ -1128,7 +1128,7 @@ def _capacity(s: _Setup, isl: float, osl: float) -> int:
             f"{s.hw.hardware_id} ({s.hw.hbm_capacity_gb} GB x usable_hbm_frac="
             f"{s.f.usable_hbm_frac}); use more tensor/pipeline parallelism or narrower weights"
         )
-    kv_seq = kv_cache_bytes_per_sequence(s.model, float(isl + osl), s.kv_precision)
+    kv_seq = float(kv_sequence_bytes(s.model, np.asarray(float(isl + osl)), s.kv_precision))
     per_seq = kv_seq / (_kv_divisor(s) * s.cfg.pp)
     return int(np.floor((usable - weights) / per_seq))
 
