@@ -201,3 +201,16 @@ def test_other_out_of_range_handover_latencies_get_no_millisecond_hint(value: fl
 def test_the_hint_reaches_project_disagg_curve() -> None:
     with pytest.raises(ValueError, match=r"168 looks like milliseconds: 0.168 s\?"):
         project_disagg_curve("deepseek-r1", "b200", "h200", kv_handover_latency_s=168, speculative=False)
+
+
+def test_session_projection_refuses_a_prefill_only_part_and_empty_sessions() -> None:
+    from tokenomics.perf import project_session_curve
+    from tokenomics.workload import workload
+
+    agentic = workload("agentic-coding")
+    with pytest.raises(ValueError, match=r"rubin-cpx is a prefill-only part.*project_disagg_curve"):
+        project_session_curve("deepseek-r1", "rubin-cpx", agentic)
+    with pytest.raises(ValueError, match="sessions is empty"):
+        project_session_curve("deepseek-r1", "b200", agentic, sessions=[])
+    with pytest.raises(ValueError, match="sessions"):
+        project_session_curve("deepseek-r1", "b200", agentic, sessions=[0.0, 4.0])

@@ -384,12 +384,12 @@ def _tco_usd_per_gpu_hour(hw: Hardware, tco: Any) -> float:
     return value
 
 
-def _concurrency_values(concurrency: Any, what: str) -> np.ndarray:
-    """Return explicit concurrencies as a float array; raise if empty or not all > 0."""
+def _concurrency_values(concurrency: Any, what: str, name: str = "concurrency") -> np.ndarray:
+    """Return explicit concurrencies as a float array; raise, naming ``name``, if empty or not all > 0."""
     values = np.atleast_1d(np.asarray(concurrency, dtype=float))
     if values.size == 0:
-        raise ValueError(f"concurrency is empty (got {concurrency!r}): give at least one value > 0, {what} [count]")
-    check_positive("concurrency", values)
+        raise ValueError(f"{name} is empty (got {concurrency!r}): give at least one value > 0, {what} [count]")
+    check_positive(name, values)
     return values
 
 

@@ -211,6 +211,30 @@ def _lengths(workload: Workload | str | None, isl_tokens: float | None,
             float(default.osl_tokens if osl_tokens is None else osl_tokens))
 
 
+def check_serves_decode(model: Model, hardware: Hardware) -> None:
+    """Raise for a prefill-only part: its curve would price decode on hardware that never decodes.
+
+    Parameters
+    ----------
+    model : Model
+        The model to be projected (named in the message).
+    hardware : Hardware
+        The hardware to be projected.
+
+    Raises
+    ------
+    ValueError
+        ``hardware.prefill_only`` (Rubin CPX): the message names ``project_disagg_curve``.
+    """
+    if hardware.prefill_only:
+        raise ValueError(
+            f"{hardware.hardware_id} is a prefill-only part (serving_role='prefill'): it does not serve decode, "
+            f"so it has no curve of its own; project it as the prefill pool of a disaggregated plan: "
+            f"project_disagg_curve({model.model_id!r}, {hardware.hardware_id!r}, decode_hw) with decode_hw a "
+            "system that serves decode"
+        )
+
+
 def project_curve(
     model: Model | str,
     hardware: Hardware | str,
@@ -325,14 +349,7 @@ def project_curve(
     ({'projected'}, True)
     """
     m, hw = as_model(model), as_hardware(hardware)
-    if hw.prefill_only:
-        # its rows would price decode on a part that never decodes (as tokenomics.compare refuses it)
-        raise ValueError(
-            f"{hw.hardware_id} is a prefill-only part (serving_role='prefill'): it does not serve decode, so it "
-            f"has no curve of its own; project it as the prefill pool of a disaggregated plan: "
-            f"project_disagg_curve({m.model_id!r}, {hw.hardware_id!r}, decode_hw) with decode_hw a system "
-            "that serves decode"
-        )
+    check_serves_decode(m, hw)
     if concurrency is not None:
         concurrency = _concurrency_values(concurrency, "concurrent sequences per replica")
     if factors is None:

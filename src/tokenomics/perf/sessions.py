@@ -36,9 +36,10 @@ from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
 from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label, curve_frame, curve_rows
+from tokenomics.perf.disagg import _concurrency_values
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
-from tokenomics.perf.project import BAND_COLUMNS, _configs
+from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode
 from tokenomics.perf.step import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingConfig,
@@ -426,6 +427,7 @@ def project_session_curve(
         A fixed-sequence workload, or no configuration holds one session context.
     """
     m, hw = as_model(model), as_hardware(hardware)
+    check_serves_decode(m, hw)
     if factors is None:
         from tokenomics.perf.calibrate import bundled_calibration  # heavy: the calibration table
 
@@ -433,7 +435,8 @@ def project_session_curve(
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
     lo, hi = band if band is not None else UNCALIBRATED_BAND
-    grid = np.asarray(DEFAULT_SESSIONS if sessions is None else sessions, dtype=float)
+    grid = (np.asarray(DEFAULT_SESSIONS, dtype=float) if sessions is None
+            else _concurrency_values(sessions, "concurrent sessions per replica", "sessions"))
     isl, osl = workload.isl_tokens, workload.osl_tokens
     frames = []
     mode = check_kv_offload(kv_offload)
