@@ -264,19 +264,28 @@ def check_fraction(
     except NotANumberError:
         raise
     except ValueError as err:
-        try:
-            arr = _as_float_array(value).ravel()
-        except (TypeError, ValueError):
-            raise err from None
-        pct = arr[(arr > 1.0) & (arr <= 100.0)]
-        if pct.size:
-            v = float(pct[0])
+        v = _first_percent_like(value, err, above_one_inclusive=False)
+        if v is not None:
             if v >= 2.0:
                 hint = f"it looks like a percent: fractions are 0..1 (write {v / 100:.10g}, not {v:.10g})"
             else:  # 1 < v < 2: more likely a fraction slightly too large than a percent
                 hint = f"fractions are 0..1 (if {v:.10g} is a percent, write {v / 100:.10g})"
             raise ValueError(f"{err}; {hint}") from None
         raise
+
+
+def _first_percent_like(value: Any, err: ValueError, *, above_one_inclusive: bool) -> float | None:
+    """Return the first element of ``value`` that reads as a percent (above 1, up to 100), else None.
+
+    ``err`` (the range error being handled) is re-raised where ``value`` is not numeric.
+    """
+    try:
+        arr = _as_float_array(value).ravel()
+    except (TypeError, ValueError):
+        raise err from None
+    above_one = arr >= 1.0 if above_one_inclusive else arr > 1.0
+    pct = arr[above_one & (arr <= 100.0 if not above_one_inclusive else arr < 100.0)]
+    return float(pct[0]) if pct.size else None
 
 
 MIN_TARGET_MARGIN_FRAC: float = -1e12
@@ -314,13 +323,8 @@ def check_target_margin(name: str, value: Any) -> None:
     except NotANumberError:
         raise
     except ValueError as err:
-        try:
-            arr = _as_float_array(value).ravel()
-        except (TypeError, ValueError):
-            raise err from None
-        pct = arr[(arr >= 1.0) & (arr < 100.0)]
-        if pct.size:
-            v = float(pct[0])
+        v = _first_percent_like(value, err, above_one_inclusive=True)
+        if v is not None:
             raise ValueError(f"{err}; it looks like a percent: margins are fractions below 1 "
                              f"(write {v / 100:.10g}, not {v:.10g})") from None
         raise
