@@ -15,27 +15,17 @@ import pandas as pd
 from tokenomics import catalog, chain
 from tokenomics.catalog import Model
 from tokenomics.curves.curve import check_curve_matches
+from tokenomics.perf.disagg import IDENTITY_COLUMNS
+from tokenomics.workload import Workload
 
 __all__ = ["evaluate_plan"]
 
-IDENTITY_COLUMNS: tuple[str, ...] = ("model_id", "isl_tokens", "osl_tokens")
-"""Columns plan points must carry: the model and ISL/OSL they were computed for."""
-
-LENGTH_RTOL_FRAC: float = 0.01
-"""Relative tolerance of the points' ISL/OSL against the workload's [fraction] (as
-:func:`tokenomics.curves.curve.check_curve_matches`)."""
-
-
-def _shown(values: Any) -> str:
-    """Return the distinct values of a column, in order of first appearance, for a message."""
-    out = []
-    for v in pd.unique(pd.Series(values)):
-        out.append(f"{float(v):g}" if isinstance(v, (int, float, np.number)) else str(v))
-    return ", ".join(out)
-
-
 def _check_points_identity(points: pd.DataFrame, model_id: str, wl: Any) -> None:
-    """Raise unless the points were computed for ``model_id`` at the workload's ISL/OSL."""
+    """Raise unless every row states the model and ISL/OSL, and they are ``model_id`` and the workload's.
+
+    The comparison is :func:`~tokenomics.curves.curve.check_curve_matches` (which passes what a
+    frame does not state); a session workload's mean ISL/OSL are compared as a fixed one's.
+    """
     missing = [c for c in IDENTITY_COLUMNS if c not in points]
     if missing:
         raise ValueError(
@@ -47,38 +37,10 @@ def _check_points_identity(points: pd.DataFrame, model_id: str, wl: Any) -> None
     if empty:
         raise ValueError(f"points have missing values in {empty}: every row must state the model and ISL/OSL "
                          "it was computed for")
-    isl = pd.to_numeric(points["isl_tokens"], errors="coerce").to_numpy(dtype=float)
-    osl = pd.to_numeric(points["osl_tokens"], errors="coerce").to_numpy(dtype=float)
-    for name, arr in (("isl_tokens", isl), ("osl_tokens", osl)):
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"points column {name!r} holds non-numeric or infinite values: "
-                             f"{_shown(points[name])}")
-    want_isl, want_osl = float(wl.isl_tokens), float(wl.osl_tokens)
-    fields = []
-    models = points["model_id"].astype(str)
-    bad_model = bool(models.ne(model_id).any())
-    if bad_model:
-        fields.append(f"model_id: the points say {_shown(models)}, evaluated {model_id}")
-    bad_isl = not np.allclose(isl, want_isl, rtol=LENGTH_RTOL_FRAC, atol=0.0)
-    bad_osl = not np.allclose(osl, want_osl, rtol=LENGTH_RTOL_FRAC, atol=0.0)
-    if bad_isl:
-        fields.append(f"isl_tokens: the points say {_shown(isl)}, workload {wl.name!r} has {want_isl:g}")
-    if bad_osl:
-        fields.append(f"osl_tokens: the points say {_shown(osl)}, workload {wl.name!r} has {want_osl:g}")
-    if not fields:
-        return
-    what = []
-    if bad_model:
-        what.append(f"points is for model {_shown(models)}, not {model_id}")
-    if bad_isl or bad_osl:
-        pairs = sorted({f"{a:g}/{b:g}" for a, b in zip(isl, osl, strict=True)})
-        what.append(f"points is for workload ISL/OSL {', '.join(pairs)}, not {wl.name} "
-                    f"(ISL/OSL {want_isl:g}/{want_osl:g})")
-    raise ValueError(
-        "; ".join(what) + " [" + "; ".join(fields) + f"]: their throughput would be priced at {model_id}'s prices "
-        f"and the {wl.name} token mix; compute the points for {model_id} at ISL/OSL "
-        f"{want_isl:g}/{want_osl:g}, or evaluate the model and workload they were computed for"
-    )
+    check_curve_matches(points, model_id=model_id, workload=wl, field="points")
+    if not wl.is_fixed:
+        check_curve_matches(points, workload=Workload(name=wl.name, isl_tokens=wl.isl_tokens,
+                                                      osl_tokens=wl.osl_tokens), field="points")
 
 
 def evaluate_plan(
@@ -134,9 +96,8 @@ def evaluate_plan(
         Arguments the plan supplies (an explicit cost, throughput or curve); points without
         ``model_id``, ``isl_tokens`` and ``osl_tokens`` (:data:`IDENTITY_COLUMNS`); points whose
         ``model_id`` is not ``model``, or whose ISL/OSL differ from the workload's (default the
-        chain's) by more than :data:`LENGTH_RTOL_FRAC` (a session workload: its mean
-        ``isl_tokens``/``osl_tokens``, and its name where the points state a ``workload``). The
-        message names each mismatching field with both values.
+        chain's) by more than 1 % (a session workload: its mean ``isl_tokens``/``osl_tokens``, and
+        its name where the points state a ``workload``), naming both.
 
     Examples
     --------
@@ -162,8 +123,6 @@ def evaluate_plan(
     model_id = (catalog.model(model) if isinstance(model, str) else model).model_id
     wl = chain.workload_of(workload)
     _check_points_identity(points, model_id, wl)
-    # and a session workload's rows by name, where they state one
-    check_curve_matches(points, model_id=model_id, workload=wl, field="points")
     basis = chain.resolve_tco(tco)
     n_p = points["num_prefill_gpus"].to_numpy(dtype=float)
     n_d = points["num_decode_gpus"].to_numpy(dtype=float)
