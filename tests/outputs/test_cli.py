@@ -387,6 +387,29 @@ def test_columns_choose_what_is_shown(capsys, monkeypatch):
     assert "tdp_w" in err
 
 
+def test_columns_choose_the_csv_json_and_margin_columns(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000", "--format", "csv",
+                     "--columns", "hardware_id,cost_usd_per_mtok")
+    assert rc == 0
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame.columns) == ["hardware_id", "cost_usd_per_mtok"]
+    # its TCO / (10000 tok/s x 3600 s x 0.6 / 1e6 = 21.6 Mtok per GPU-hour)
+    assert frame["cost_usd_per_mtok"].iloc[0] == pytest.approx(tk.tco("b200", "hyperscaler").usd_per_gpu_hour / 21.6)
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000", "--format", "json",
+                     "--columns", "cost_usd_per_mtok")
+    assert rc == 0
+    assert list(json.loads(out)[0]) == ["cost_usd_per_mtok"]
+    rc, out, _ = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "10000",
+                     "--columns", "gross_margin_frac,cost_usd_per_mtok")
+    assert rc == 0
+    assert [ln.split()[0] for ln in out.splitlines()] == ["quantity", "gross_margin_frac", "cost_usd_per_mtok"]
+    rc, _, err = run(capsys, "cost", "--hardware", "b200", "--throughput", "10000", "--format", "csv",
+                     "--columns", "cost_usd_per_mtk")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "cost_usd_per_mtok" in err
+
+
 def test_table_headers_carry_units(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "1000")

@@ -315,8 +315,9 @@ def test_refuses_foreign_nonempty_dir_and_force(tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
     (target / "notes.txt").write_text("keep me")
-    with pytest.raises(FileExistsError, match="--force"):
+    with pytest.raises(FileExistsError, match=r"--force, force=True") as err:
         write_report(target, SMALL, progress=False)
+    assert "out_dir in Python" in str(err.value)  # the keyword a Python caller passes, beside the flag
     assert (target / "notes.txt").read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no temporary left behind
     write_report(target, SMALL, force=True, progress=False, png=False)  # PNGs: test_files_written
@@ -327,6 +328,15 @@ def test_refuses_foreign_nonempty_dir_and_force(tmp_path):
     write_report(target, SMALL, progress=False, png=False)
     assert (target / "headline.csv").stat().st_mtime_ns >= first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_no_system_with_a_tco_names_each_reason_in_words():
+    opts = ReportOptions(models=("deepseek-r1",), hardware=("rubin-cpx",),
+                         tco=tk.tco_basis("published", tier="hyperscaler"))
+    with pytest.raises(ValueError, match="no hardware has a TCO") as err:
+        report.build_report(opts)
+    assert "rubin-cpx: " in str(err.value)
+    assert "{" not in str(err.value)  # reasons, not a list of dicts
 
 
 def test_target_is_a_file(tmp_path):

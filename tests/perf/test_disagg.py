@@ -298,6 +298,17 @@ def test_cheapest_at_prices_aggregated_rows_at_their_tco() -> None:
     assert np.isnan(got["cost_usd_per_mtok"].iloc[2])
 
 
+def test_cheapest_at_refuses_no_targets_and_no_points() -> None:
+    from tokenomics.perf import cheapest_at
+
+    pts = pd.DataFrame({"hardware_id": ["h200-sxm"], "interactivity_tok_per_s_per_user": [20.0],
+                        "throughput_tok_per_s_per_gpu": [3000.0], "cost_usd_per_gpu_hour": [2.0]})
+    with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user is empty"):
+        cheapest_at(pts, [])
+    with pytest.raises(ValueError, match="points is empty"):
+        cheapest_at(pts.iloc[:0], [10.0])
+
+
 def test_prefill_work_is_exactly_quadratic_in_the_cached_tokens() -> None:
     from tokenomics.perf.disagg import _Prefill, _prefill_work
 

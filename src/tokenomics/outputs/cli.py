@@ -25,7 +25,7 @@ import pandas as pd
 import pydantic
 
 import tokenomics as tk
-from tokenomics._validate import check_fraction
+from tokenomics._validate import check_fraction, unknown_name_error
 from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, evaluate, supply
 from tokenomics.cost.tco import TcoBasis, tco_basis
 from tokenomics.curves.ingest import read_results, read_results_dir
@@ -90,8 +90,25 @@ def _terminal_width() -> int:
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
+def _chosen(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return the ``--columns`` of ``frame``, in their order (all columns without the flag)."""
+    columns = _CHOSEN["columns"]
+    if not columns:
+        return frame
+    names = [str(c) for c in frame.columns]
+    for c in columns:
+        if c not in names:
+            raise unknown_name_error("--columns name", c, names)
+    return frame[list(dict.fromkeys(columns))]
+
+
 def _emit(frame: pd.DataFrame, fmt: str, *, index: bool = True) -> None:
-    """Print a table in the requested format; a table fits the terminal (or shows ``--columns``)."""
+    """Print a table in the requested format; a table fits the terminal (or shows ``--columns``).
+
+    CSV and JSON carry every column, or the ``--columns`` chosen.
+    """
+    if fmt != "table":
+        frame = _chosen(frame)
     if fmt == "csv":
         sys.stdout.write(_dates_as_text(frame).to_csv(index=index))
     elif fmt == "json":
@@ -191,8 +208,6 @@ def render_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None, w
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
-
-    from tokenomics._validate import unknown_name_error
 
     names = [str(c) for c in frame.columns]
     if columns:
@@ -497,7 +512,7 @@ def _cmd_margin(args: argparse.Namespace) -> None:
     if args.format != "table":
         _emit(frame, args.format, index=False)
         return
-    sys.stdout.write(_quantity_table(frame.set_index("hardware_id")))
+    sys.stdout.write(_quantity_table(_chosen(frame.set_index("hardware_id"))))
 
 
 def _quantity_table(frame: pd.DataFrame) -> str:
@@ -650,7 +665,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--format", choices=("table", "csv", "json"), default="table",
                            help="output format (default: table)")
             p.add_argument("--columns", metavar="COL,COL", type=_column_list,
-                           help="columns of the table, comma-separated (default: as many as fit the terminal)")
+                           help="columns to show, comma-separated (default: as many as fit the terminal; "
+                                "every column with --format csv or json)")
         p.set_defaults(func=func)
         return p
 

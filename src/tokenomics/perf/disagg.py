@@ -1444,7 +1444,7 @@ def cheapest_at(
     Raises
     ------
     ValueError
-        Non-positive targets or utilization outside (0, 1].
+        No targets, no points, non-positive targets or utilization outside (0, 1].
 
     Examples
     --------
@@ -1454,7 +1454,11 @@ def cheapest_at(
     [3000.0, 500.0]
     """
     targets = np.atleast_1d(np.asarray(interactivity_tok_per_s_per_user, dtype=float))
+    if targets.size == 0:
+        raise ValueError("interactivity_tok_per_s_per_user is empty: give at least one target > 0 [tok/s/user]")
     check_positive("interactivity_tok_per_s_per_user", targets)
+    if points.empty:
+        raise ValueError("points is empty: give projected points (project_curve, project_disagg_curve)")
     pts = points.copy()
     if "cost_usd_per_gpu_hour" not in pts:
         pts["cost_usd_per_gpu_hour"] = np.nan

@@ -111,7 +111,7 @@ def test_unwritable_target_checked_before_computing(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("x")
     called = []
     monkeypatch.setattr(build, "build_report", lambda *a, **k: called.append(1))
-    with pytest.raises(PermissionError, match="choose a writable directory with -o"):
+    with pytest.raises(PermissionError, match=r"choose a writable directory \(-o on the command line, out_dir in"):
         _write(tmp_path / "file" / "r")
     assert called == []
 

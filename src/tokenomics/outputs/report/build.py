@@ -325,7 +325,8 @@ def build_report(
         except (KeyError, ValueError) as err:
             skipped.append({"model_id": "*", "hardware_id": hid, "stage": "TCO", "reason": _reason("TCO", hid, err)})
     if not tco_results:
-        raise ValueError(f"no hardware has a TCO on the basis {opts.tco_label()}: {skipped}")
+        raise ValueError(f"no hardware has a TCO on the basis {opts.tco_label()}: "
+                         + "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5]))
     rates = {hid: _tco_rates(hid, opts, res) for hid, res in tco_results.items()}
     wl = opts.workload_label()
     std_frames: list[pd.DataFrame] = []

@@ -196,21 +196,24 @@ def _is_report_work(directory: Path) -> bool:
     return all(allowed.match(p.name) and p.is_file() for p in directory.iterdir())
 
 
+_OUT = "-o on the command line, out_dir in Python"
+
+
 def _check_target(out: Path, force: bool) -> None:
     here = Path.cwd().resolve()
     target = out.resolve()
     if target == here or target in here.parents:
         raise FileExistsError(
             f"{out} is the current directory or contains it, which cannot be swapped for a report; "
-            "choose a new subdirectory with -o"
+            f"choose a new subdirectory ({_OUT})"
         )
     if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a directory; choose another directory with -o")
+        raise FileExistsError(f"{out} exists and is not a directory; choose another directory ({_OUT})")
     if out.is_dir() and any(out.iterdir()) and read_manifest(out) is None and not force:
         raise FileExistsError(
             f"{out} is not empty and is not an unmodified tokenomics report (its {MARKER} manifest is "
-            "missing or does not match its files); choose another directory with -o, or pass --force "
-            "to replace it"
+            f"missing or does not match its files); choose another directory ({_OUT}), or replace it "
+            "(--force, force=True)"
         )
 
 
@@ -224,10 +227,10 @@ def _check_writable(out: Path) -> None:
         probe.rmdir()
     except OSError as err:
         raise PermissionError(
-            f"cannot write the report next to {out} ({err.strerror or err}); choose a writable directory with -o"
+            f"cannot write the report next to {out} ({err.strerror or err}); choose a writable directory ({_OUT})"
         ) from err
     if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
-        raise PermissionError(f"{out} is not writable; choose a writable directory with -o")
+        raise PermissionError(f"{out} is not writable; choose a writable directory ({_OUT})")
 
 
 def _swap_into_place(tmp: Path, out: Path) -> None:
