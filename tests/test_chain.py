@@ -182,3 +182,13 @@ def test_explicit_throughput_below_the_plausible_minimum_is_refused():
 def test_evaluate_refuses_flags_and_text_for_numbers(field, value):
     with pytest.raises(TypeError, match=rf"{field}={value!r} is not a number"):
         evaluate(None, "gb200", workload=HALF, **{**GIVEN, field: value})
+
+
+def test_prices_that_earn_nothing_name_the_prices():
+    with pytest.raises(ValueError, match=r"earn nothing.*input_usd_per_mtok=0.*output_usd_per_mtok=0"):
+        tk.evaluate("deepseek-r1", "gb300", throughput_tok_per_s_per_gpu=10_000.0,
+                    input_usd_per_mtok=0.0, output_usd_per_mtok=0.0)
+    # a free input class is fine when output tokens are paid: revenue is the output share x price
+    row = tk.evaluate("deepseek-r1", "gb300", throughput_tok_per_s_per_gpu=10_000.0,
+                      input_usd_per_mtok=0.0, output_usd_per_mtok=2.0).iloc[0]
+    assert row["blended_price_usd_per_mtok"] == pytest.approx(2.0 * (1 - row["input_share_frac"]))

@@ -470,7 +470,13 @@ def evaluate(
 
     # 5-6. prices, revenue, license, margin and break-evens (kernels)
     blended = blended_price_usd_per_mtok(p_in, p_out, s_in, hit, p_c)
-    check_positive("blended_price_usd_per_mtok", blended)
+    if np.any(blended <= 0.0):
+        i = int(np.argmax(blended <= 0.0))
+        raise ValueError(
+            f"the prices earn nothing on this token mix (input_usd_per_mtok={p_in[i]:g}, "
+            f"cached_input_usd_per_mtok={p_c[i]:g}, output_usd_per_mtok={p_out[i]:g} USD/Mtok at input share "
+            f"{float(np.broadcast_to(s_in, (n,))[i]):.3f}, cache hit {float(np.broadcast_to(hit, (n,))[i]):.3f}): "
+            "give a price > 0 for a token class the workload carries")
     if cost_split_rule == "price":
         split = cost_split_per_mtok(k, t, u, s_in, hit, rule="price", input_usd_per_mtok=p_in,
                                     cached_input_usd_per_mtok=p_c, output_usd_per_mtok=p_out)

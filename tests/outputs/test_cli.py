@@ -410,6 +410,16 @@ def test_columns_choose_the_csv_json_and_margin_columns(capsys):
     assert "cost_usd_per_mtok" in err
 
 
+def test_prices_that_earn_nothing_are_named_as_flags(capsys):
+    rc, _, err = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "10000",
+                     "--price-input", "0", "--price-output", "0")
+    assert rc == 2
+    _one_line_error(err, "margin")
+    assert "--price-input 0" in err
+    assert "--price-output 0" in err
+    assert "usd_per_mtok" not in err
+
+
 def test_table_headers_carry_units(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "1000")

@@ -371,7 +371,8 @@ def _tco_basis(args: argparse.Namespace) -> TcoBasis:
 
 
 _FLAG_NAMES = {"tco_profile": "--tco-profile", "tco_vintage": "--tco-vintage", "tco_tier": "--tco-tier",
-               "cost_usd_per_gpu_hour": "--cost-per-gpu-hour"}
+               "cost_usd_per_gpu_hour": "--cost-per-gpu-hour", "cached_input_usd_per_mtok": "--price-cached",
+               "input_usd_per_mtok": "--price-input", "output_usd_per_mtok": "--price-output"}
 
 
 def _as_flags(message: str) -> str:
@@ -501,13 +502,16 @@ def _cmd_margin(args: argparse.Namespace) -> None:
         _check_flag(flag, price, low=0.0, low_inclusive=True, unit="USD/Mtok")
     basis, wl = _tco_basis(args), _workload(args)
     m = tk.model(args.model)
-    frames = [evaluate(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
-                       interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
-                       license_fee_frac=args.license_fee, price_provider=args.provider,
-                       price_tier=args.price_tier, input_usd_per_mtok=args.price_input,
-                       output_usd_per_mtok=args.price_output,
-                       cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
-              for hw in _progress(args.hardware, f"tokenomics {args.command}")]
+    try:
+        frames = [evaluate(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
+                           interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
+                           license_fee_frac=args.license_fee, price_provider=args.provider,
+                           price_tier=args.price_tier, input_usd_per_mtok=args.price_input,
+                           output_usd_per_mtok=args.price_output,
+                           cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
+                  for hw in _progress(args.hardware, f"tokenomics {args.command}")]
+    except ValueError as err:
+        raise ValueError(_as_flags(str(err))) from None
     frame = pd.concat(frames, ignore_index=True)
     if args.format != "table":
         _emit(frame, args.format, index=False)
