@@ -63,9 +63,11 @@ def reference_curve(
        the curve is continuous there; the union's Pareto frontier never rises with
        interactivity. Inside [x_lo, x_hi] the measured envelope is used unchanged.
     3. An offload mode never measured on a system measured in another mode
-       (:data:`ANCHOR_PREFERENCE`): its projection scaled by that mode's ratio, the geometric
-       mean over that mode's envelope knots of ``measured / projected`` (projection read with
-       the curve target rule, clipped at its ends).
+       (:data:`ANCHOR_PREFERENCE`): its projection scaled, point by point, by that mode's
+       ``reference(x) / projected(x)`` (that mode's curve from steps 1-2 over its own
+       projection, both read at the point's interactivity and clipped at their ends). The
+       measured mode's curve is thereby carried over with only the projected difference between
+       the two modes: where the two projections agree, so do the two curves.
     4. Nothing measured: the projection.
 
     Row kinds: ``kind`` is ``"measured"``, ``"anchored"`` (with ``anchor_ratio`` and
@@ -124,12 +126,16 @@ def reference_curve(
     if envelope is None:
         projected = _project(m, hw, wl, mode)
         for other in ANCHOR_PREFERENCE[mode]:
-            other_env = _envelope(measured[modes == other])
-            if other_env is None:
+            if _envelope(measured[modes == other]) is None:
                 continue
-            ratio = _mode_ratio(other_env, _curve(_project(m, hw, wl, other)))
-            anchored = _anchor(projected, ratio, other)
-            return _curve(anchored), anchored
+            other_curve, _ = reference_curve(m, hw, workload=wl, kv_offload=other)
+            other_proj = _curve(_project(m, hw, wl, other))
+            rows = _with_knots(projected, other_curve.points[_X])
+            anchored = _anchor(rows, _mode_ratio(other_curve, other_proj, rows[_X]), other)
+            carried = _CarriedCurve.from_points(anchored, allow_mixed_groups=True)
+            assert isinstance(carried, _CarriedCurve)
+            carried.reference, carried.projections = other_curve, (_curve(projected), other_proj)
+            return carried, carried.points
         return _curve(projected), projected
     lo, hi = envelope.interactivity_range
     x = interactivity_tok_per_s_per_user
@@ -250,6 +256,32 @@ class _AnchoredCurve(ThroughputCurve):
         return _inside_from(inside, self.envelope.interactivity_at(throughput_tok_per_s_per_gpu), out)
 
 
+class _CarriedCurve(ThroughputCurve):
+    """A never-measured offload mode: a measured mode's curve times the projected ratio of the two modes.
+
+    ``throughput_at(x) = reference(x) x projected_mode(x) / projected_reference_mode(x)``, each
+    read clipped at its ends, wherever the curve's own points (the anchored projection at the
+    union of both curves' knots) reach; their columns (realized hits, configuration) describe it.
+    """
+
+    reference: ThroughputCurve | None = None
+    projections: tuple[ThroughputCurve, ThroughputCurve] | None = None
+
+    def throughput_at(self, interactivity_tok_per_s_per_user: Any, extrapolate: Any = "nan") -> Any:
+        out = super().throughput_at(interactivity_tok_per_s_per_user, extrapolate)
+        if self.reference is None or self.projections is None:
+            return out
+        x = interactivity_tok_per_s_per_user
+        mode, other = self.projections
+        exact = (np.asarray(self.reference.throughput_at(x, extrapolate="clip"), dtype=float)
+                 * np.asarray(mode.throughput_at(x, extrapolate="clip"), dtype=float)
+                 / np.asarray(other.throughput_at(x, extrapolate="clip"), dtype=float))
+        reached = np.isfinite(np.asarray(out, dtype=float))
+        if not reached.any():
+            return out
+        return _inside_from(reached, exact if np.ndim(out) else float(exact), out)
+
+
 def _envelope(points: pd.DataFrame) -> ThroughputCurve | None:
     """Pareto frontier of measured points across configurations (None when none is usable)."""
     if not len(points):
@@ -286,18 +318,57 @@ def _curve(points: pd.DataFrame) -> ThroughputCurve:
     return ThroughputCurve.from_points(points, allow_mixed_groups=True)
 
 
-def _mode_ratio(envelope: ThroughputCurve, projection: ThroughputCurve) -> float:
-    """Geometric mean of measured / projected over the envelope's knots."""
-    pts = envelope.points
-    knots = pts[_X].to_numpy(dtype=float)
-    proj = np.asarray(projection.throughput_at(knots, extrapolate="clip"), dtype=float)
-    return float(np.exp(np.mean(np.log(pts[_Y].to_numpy(dtype=float) / proj))))
+_INTERPOLATED_SUFFIXES = ("_frac", "_ratio", "_s", "_tokens", "_gb")
+"""Columns of a projected point read linearly between its neighbours at an added knot (the rest:
+configuration and identity columns, taken from the nearer neighbour)."""
 
 
-def _anchor(points: pd.DataFrame, ratio: float, mode: str) -> pd.DataFrame:
-    """Projected points scaled by an anchor ratio, marked ``kind="anchored"``."""
-    if not (math.isfinite(ratio) and ratio > 0):
-        raise ValueError(f"anchor_ratio={ratio!r} is not a positive finite measured/projected ratio")
+def _with_knots(projected: pd.DataFrame, at: pd.Series) -> pd.DataFrame:
+    """Return the projection's frontier rows plus rows at interactivities ``at``.
+
+    An added row sits on the projection's own interpolant (clipped at its ends):
+    throughput-proportional columns scaled to it, fractions, ratios, times and sizes linear
+    between the neighbouring frontier rows (the end row's beyond them), configuration from the
+    nearer one.
+    """
+    proj = _curve(projected)
+    front = proj.points.sort_values(_X).reset_index(drop=True)
+    fx = front[_X].to_numpy(dtype=float)
+    xs = np.unique(at.to_numpy(dtype=float))
+    xs = xs[np.isfinite(xs) & (xs > 0) & ~np.isin(xs, fx)]
+    if not xs.size:
+        return front
+    rows = front.iloc[np.abs(fx[None, :] - xs[:, None]).argmin(axis=1)].reset_index(drop=True)
+    y_new = np.asarray(proj.throughput_at(xs, extrapolate="clip"), dtype=float)
+    scale = y_new / rows[_Y].to_numpy(dtype=float)
+    for name in _SCALED:
+        if name in rows.columns:
+            rows[name] = pd.to_numeric(rows[name], errors="coerce").to_numpy(dtype=float) * scale
+    for name in _INVERSE:
+        if name in rows.columns:
+            rows[name] = pd.to_numeric(rows[name], errors="coerce").to_numpy(dtype=float) / scale
+    for name in rows.columns:
+        if name != _X and name.endswith(_INTERPOLATED_SUFFIXES) and pd.api.types.is_numeric_dtype(front[name]):
+            y = pd.to_numeric(front[name], errors="coerce").to_numpy(dtype=float)
+            ok = np.isfinite(y)
+            rows[name] = np.interp(xs, fx[ok], y[ok]) if ok.sum() > 1 else rows[name].to_numpy(dtype=float)
+    rows[_X] = xs
+    return pd.concat([front, rows], ignore_index=True).sort_values(_X).reset_index(drop=True)
+
+
+def _mode_ratio(reference: ThroughputCurve, projection: ThroughputCurve, at: pd.Series) -> np.ndarray:
+    """Return reference / projected throughput of one offload mode at ``at`` (both clipped at their ends)."""
+    x = at.to_numpy(dtype=float)
+    ref = np.asarray(reference.throughput_at(x, extrapolate="clip"), dtype=float)
+    return ref / np.asarray(projection.throughput_at(x, extrapolate="clip"), dtype=float)
+
+
+def _anchor(points: pd.DataFrame, ratio: float | np.ndarray, mode: str) -> pd.DataFrame:
+    """Projected points scaled by an anchor ratio (one, or one per point), marked ``kind="anchored"``."""
+    bad = ~(np.isfinite(ratio) & (np.asarray(ratio) > 0))
+    if np.any(bad):
+        first = float(np.asarray(ratio).reshape(-1)[int(np.argmax(np.asarray(bad).reshape(-1)))])
+        raise ValueError(f"anchor_ratio={first!r} is not a positive finite measured/projected ratio")
     out = points.copy()
     for name in _SCALED:
         if name in out.columns:
