@@ -123,3 +123,28 @@ def test_from_trace_bad_line_names_file_line_field(tmp_path: Path, line: object,
 def test_from_trace_missing_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         Workload.from_trace(tmp_path / "none.jsonl")
+
+
+def test_from_trace_idle_time_of_a_session_first_turn_is_not_a_gap(tmp_path: Path) -> None:
+    # two sessions x 3 turns, 5 s between turns; the first turns state 0 s or nothing
+    def lines(first: dict) -> list[dict]:
+        return [{"input_length": 100, "output_length": 10, "session_id": s, **(first if t == 0 else {"idle_s": 5.0})}
+                for s in ("a", "b") for t in range(3)]
+
+    stated = Workload.from_trace(_write(tmp_path / "stated.jsonl", lines({"idle_s": 0.0})))
+    omitted = Workload.from_trace(_write(tmp_path / "omitted.jsonl", lines({})))
+    assert stated.idle_s_between_turns == pytest.approx(5.0)  # (4 x 5 s) / 4 gaps
+    assert omitted.idle_s_between_turns == pytest.approx(5.0)
+    assert stated.turns_per_session == pytest.approx(3.0)
+
+
+def test_from_trace_refuses_a_misspelled_field_and_reads_past_others(tmp_path: Path) -> None:
+    trace = _write(tmp_path / "typo.jsonl", [{"input_length": 8, "output_length": 2, "sesion_id": "a"}])
+    with pytest.raises(ValueError, match=r"typo.jsonl: line 1: field 'sesion_id'.*did you mean 'session_id'"):
+        Workload.from_trace(trace)
+    trace = _write(tmp_path / "typo2.jsonl", [{"input_length": 8, "output_length": 2, "hash_id": [1]}])
+    with pytest.raises(ValueError, match=r"field 'hash_id'.*did you mean 'hash_ids'"):
+        Workload.from_trace(trace)
+    # fields of public trace formats that are not read (arrival timestamps) are not errors
+    trace = _write(tmp_path / "ok.jsonl", [{"timestamp": 27482, "input_length": 8, "output_length": 2}])
+    assert Workload.from_trace(trace).kind == "fixed"

@@ -11,6 +11,7 @@ used by every entry point.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import math
@@ -260,7 +261,9 @@ class Workload(BaseModel):
         line), optionally ``hash_ids`` (the KV block hashes of the prompt, integers or strings,
         Mooncake / AgentX-Weka trace format, one id per block of ``block_size_tokens``),
         ``session_id`` (string or integer), and ``idle_s`` or ``delay_s`` (idle time before the
-        request [s], in [0, 86400]). A hit rate is never read from the trace: the theoretical hit
+        request [s], in [0, 86400]; with session ids, a session's first request follows no turn and
+        its idle time is not a gap between turns). Other fields are not read. A hit rate is never
+        read from the trace: the theoretical hit
         rate is computed with an unbounded cache, a request hitting the leading blocks whose
         hashes appeared in any earlier request, ``hit = sum(min(isl, matched_blocks x block)) /
         sum(isl)``.
@@ -289,8 +292,8 @@ class Workload(BaseModel):
             spellings of one field, a cached share larger than the input (more hashed blocks than
             the input holds), or a hit-rate or cached-token field the reader would ignore (any
             field whose name holds ``hit`` or ``cached``, e.g. ``cache_hit_rate`` or
-            ``cached_tokens``: the hit rate is computed from the block hashes); the message names
-            the file, line and field.
+            ``cached_tokens``: the hit rate is computed from the block hashes), or a field whose
+            name is close to a read one (``sesion_id``); the message names the file, line and field.
         FileNotFoundError
             The file does not exist.
         IsADirectoryError
@@ -832,6 +835,8 @@ def _mapping_run(doc: Mapping[str, Any], position: str) -> tuple[Mapping[str, An
 _TRACE_INPUT_KEYS = ("input_length", "input_tokens", "isl")
 _TRACE_OUTPUT_KEYS = ("output_length", "output_tokens", "osl")
 _TRACE_IDLE_KEYS = ("idle_s", "delay_s")
+_TRACE_FIELDS = (*_TRACE_INPUT_KEYS, *_TRACE_OUTPUT_KEYS, *_TRACE_IDLE_KEYS, "hash_ids", "session_id")
+"""Fields a trace line is read for; another field is left unread unless it looks like a misspelling of one."""
 
 
 def _trace_tokens(rec: Mapping[str, Any], keys: Sequence[str], where: str, *, low_inclusive: bool) -> float:
@@ -882,6 +887,7 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
     hashed_input = 0.0
     sessions: set[Any] = set()
     idle: list[float] = []
+    has_idle = False
     lineno = 0
     with p.open(encoding="utf-8") as fh:
         try:
@@ -901,6 +907,10 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
                             f"{where}: field {key!r} is not read: the theoretical hit rate is computed "
                             "from the block hashes ('hash_ids'); remove it (and give hash_ids for a hit rate)"
                         )
+                    if key not in _TRACE_FIELDS and (close := difflib.get_close_matches(str(key), _TRACE_FIELDS,
+                                                                                        n=1, cutoff=0.8)):
+                        raise ValueError(f"{where}: field {key!r} is not a trace field; did you mean {close[0]!r}? "
+                                         f"(read: {', '.join(_TRACE_FIELDS)})")
                 isl = _trace_tokens(rec, _TRACE_INPUT_KEYS, where, low_inclusive=False)
                 osl = _trace_tokens(rec, _TRACE_OUTPUT_KEYS, where, low_inclusive=True)
                 hashes = rec.get("hash_ids")
@@ -929,6 +939,13 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
                 if len(idle_keys) > 1:
                     raise ValueError(f"{where}: fields 'idle_s' and 'delay_s' are spellings of one idle time; "
                                      "give one")
+                first_turn = False
+                if "session_id" in rec:
+                    sid = rec["session_id"]
+                    if isinstance(sid, bool) or not isinstance(sid, int | str):
+                        raise ValueError(f"{where}: field 'session_id' must be a string or an integer, got {sid!r}")
+                    first_turn = sid not in sessions
+                    sessions.add(sid)
                 for key in idle_keys:
                     value = rec[key]
                     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -936,12 +953,9 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
                                          f"got {value!r} ({type(value).__name__})")
                     if not 0.0 <= value <= _MAX_IDLE_S:  # NaN fails too
                         raise ValueError(f"{where}: field {key!r}={value!r} is outside [0, {_MAX_IDLE_S:g}] s")
-                    idle.append(float(value))
-                if "session_id" in rec:
-                    sid = rec["session_id"]
-                    if isinstance(sid, bool) or not isinstance(sid, int | str):
-                        raise ValueError(f"{where}: field 'session_id' must be a string or an integer, got {sid!r}")
-                    sessions.add(sid)
+                    if not first_turn:  # a session's first request follows no turn of it
+                        idle.append(float(value))
+                    has_idle = True
                 isl_all.append(isl)
                 osl_all.append(osl)
                 n += 1
@@ -961,7 +975,7 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
         name=name or p.stem,
         isl_tokens=float(np.mean(isl_all)),
         osl_tokens=osl_mean,
-        kind="sessions" if (sessions or hashed_input or idle) else "fixed",
+        kind="sessions" if (sessions or hashed_input or has_idle) else "fixed",
         cached_prefix_frac=hit,
         turns_per_session=max(1.0, n / len(sessions)) if sessions else 1.0,
         idle_s_between_turns=float(np.mean(idle)) if idle else 0.0,
