@@ -73,3 +73,13 @@ def test_read_time_refuses_negative_items():
     t = memory_tier(tk.hardware("b200"), "dram")
     with pytest.raises(ValueError, match="items"):
         t.read_time_s(-1, 128)
+
+
+def test_tiers_by_hardware_name():
+    hw = tk.hardware("b200")
+    assert memory_tiers("B200") == memory_tiers(hw)
+    assert memory_tier("b200", "dram") == memory_tier(hw, "dram")
+    # B200 host DRAM: 225 GB per accelerator over PCIe 5.0 x16 (64 GB/s)
+    assert memory_tier("b200", "dram").capacity_bytes == pytest.approx(225e9)
+    with pytest.raises(KeyError, match="closest: b200"):
+        memory_tiers("b20")

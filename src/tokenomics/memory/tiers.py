@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from tokenomics import catalog
 from tokenomics._validate import check_nonnegative, check_positive, check_range, unknown_name_error
 from tokenomics.catalog import Hardware
 from tokenomics.units import BYTES_PER_GB, BYTES_PER_TB
@@ -143,13 +144,17 @@ def _missing(hardware: Hardware, tier: str, fields: list[str]) -> ValueError:
     )
 
 
-def memory_tier(hardware: Hardware, name: str) -> MemoryTier:
+def _as_hardware(hardware: Hardware | str) -> Hardware:
+    return catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+
+
+def memory_tier(hardware: Hardware | str, name: str) -> MemoryTier:
     """Return one memory tier of a system, per accelerator.
 
     Parameters
     ----------
-    hardware : Hardware
-        The system (a catalog entry, resolved by the caller).
+    hardware : Hardware or str
+        The system: a catalog entry, or its id or alias (``"b200"``).
     name : {"hbm", "dram", "ssd", "cxl"}
         The tier.
 
@@ -161,10 +166,11 @@ def memory_tier(hardware: Hardware, name: str) -> MemoryTier:
     Raises
     ------
     KeyError
-        Unknown tier name (close matches listed).
+        Unknown hardware or tier name (close matches listed).
     ValueError
         The system lacks the catalog figures of that tier (named in the message).
     """
+    hardware = _as_hardware(hardware)
     key = str(name).strip().lower()
     if key not in TIER_NAMES:
         raise unknown_name_error("memory tier", name, TIER_NAMES)
@@ -193,19 +199,25 @@ def memory_tier(hardware: Hardware, name: str) -> MemoryTier:
     )
 
 
-def memory_tiers(hardware: Hardware) -> dict[str, MemoryTier]:
+def memory_tiers(hardware: Hardware | str) -> dict[str, MemoryTier]:
     """Return every tier the catalog describes for a system, fastest first.
 
     Parameters
     ----------
-    hardware : Hardware
-        The system.
+    hardware : Hardware or str
+        The system: a catalog entry, or its id or alias (``"b200"``).
 
     Returns
     -------
     dict of str to MemoryTier
         ``"hbm"`` always; ``"dram"``, ``"cxl"`` and ``"ssd"`` where the catalog has their figures.
+
+    Raises
+    ------
+    KeyError
+        Unknown hardware name (close matches listed).
     """
+    hardware = _as_hardware(hardware)
     out: dict[str, MemoryTier] = {}
     for name in ("hbm", "dram", "cxl", "ssd"):
         try:

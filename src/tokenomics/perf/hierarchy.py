@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokenomics._validate import check_positive, unknown_name_error
+from tokenomics import catalog
+from tokenomics._validate import check_numeric, check_positive, unknown_name_error
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.engram import EngramConfig, engram_stall_s
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_token
@@ -251,6 +252,69 @@ def check_kv_offload(kv_offload: str, workload: Workload | None = None) -> str:
     return key
 
 
+def check_host_kv_gb_per_gpu(hardware: Hardware, host_kv_gb_per_gpu: float, kv_offload: str) -> float:
+    """Return the host DRAM given to the KV cache per accelerator, checked against the system.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        The system; its installed host DRAM per accelerator bounds the value.
+    host_kv_gb_per_gpu : float
+        Host DRAM given to the KV cache per accelerator [GB], in
+        [``parameter_spec("hardware", "host_memory_gb_per_accelerator").min_value``, installed].
+    kv_offload : str
+        The KV offload mode (:func:`check_kv_offload`); ``"none"`` keeps the KV cache in HBM.
+
+    Returns
+    -------
+    float
+        The value [GB].
+
+    Raises
+    ------
+    ValueError
+        With ``kv_offload="none"`` (the value would be ignored); a system without a host DRAM
+        tier; a value that is not a finite number in the allowed range, naming the range and,
+        where the value reads as TB or MB given for GB, the slip.
+    """
+    mode = check_kv_offload(kv_offload)
+    if mode == "none":
+        raise ValueError(
+            f"host_kv_gb_per_gpu={host_kv_gb_per_gpu!r} sizes the host DRAM tier of the KV cache, which "
+            "kv_offload='none' does not use (the KV cache stays in HBM): give kv_offload='dram' or 'ssd', "
+            "or drop host_kv_gb_per_gpu"
+        )
+    check_numeric("host_kv_gb_per_gpu", host_kv_gb_per_gpu)
+    if np.ndim(host_kv_gb_per_gpu) != 0:
+        raise ValueError(f"host_kv_gb_per_gpu={host_kv_gb_per_gpu!r} must be one number [GB]")
+    x = float(host_kv_gb_per_gpu)
+    installed = memory_tier(hardware, "dram").capacity_bytes / BYTES_PER_GB
+    spec = catalog.parameter_spec("hardware", "host_memory_gb_per_accelerator")
+    low = spec.min_value if spec.min_value is not None else 0.0
+    if np.isfinite(x) and low <= x <= installed:
+        return x
+    rng = f"[{low:g}, {installed:g}] {spec.unit}"
+    what = (f"host DRAM given to the KV cache per accelerator, at most the {installed:g} GB installed on "
+            f"{hardware.hardware_id}")
+    if np.isnan(x):
+        msg = f"host_kv_gb_per_gpu is NaN; a value in {rng} is required ({what})"
+    elif np.isfinite(x) and x > installed:
+        msg = (f"host_kv_gb_per_gpu={x!r} GB exceeds the {installed:g} GB of host DRAM per accelerator installed "
+               f"on {hardware.hardware_id} (allowed range {rng})")
+    else:
+        msg = f"host_kv_gb_per_gpu={x!r} GB is outside the allowed range {rng} ({what})"
+    if 0.0 < x < low <= x * 1e3 <= installed:
+        msg += f"; a unit slip? {x:g} TB is {x * 1e3:g} GB"
+    elif installed < x < np.inf and low <= x / 1e3 <= installed:
+        msg += f"; a unit slip? {x:g} MB is {x / 1e3:g} GB"
+    elif x == 0.0:
+        msg += "; without a host tier use kv_offload='none'"
+    if installed < x < np.inf:
+        msg += ("; model more with Hardware.with_values(host_memory_gb_per_accelerator=...) and price it with "
+                "tk.tco(..., extra_host_memory_gb_per_accelerator=...)")
+    raise ValueError(msg)
+
+
 def kv_offload_tiers(
     model: Model,
     hardware: Hardware,
@@ -293,9 +357,12 @@ def kv_offload_tiers(
     KeyError
         Unknown ``kv_offload``.
     ValueError
-        A tier the system lacks, or ``host_kv_gb_per_gpu`` beyond the installed host DRAM.
+        A tier the system lacks, or ``host_kv_gb_per_gpu`` with ``kv_offload="none"`` or outside
+        :func:`check_host_kv_gb_per_gpu`'s range.
     """
     mode = check_kv_offload(kv_offload)
+    if host_kv_gb_per_gpu is not None:
+        host_kv_gb_per_gpu = check_host_kv_gb_per_gpu(hardware, host_kv_gb_per_gpu, mode)
     capacities = {"hbm": kv_capacity_tokens(model, hardware, config=config, factors=factors,
                                             context_tokens=context_tokens)}
     recall: dict[str, float] = {}
@@ -305,18 +372,8 @@ def kv_offload_tiers(
     per_token = kv_cache_bytes_per_token(model, s.kv_precision, context_tokens=context_tokens)
     b = float(per_token) / _kv_divisor(s)
     dram = memory_tier(hardware, "dram")
-    if host_kv_gb_per_gpu is None:
-        dram_bytes = HOST_KV_FRAC * dram.capacity_bytes
-    else:
-        check_positive("host_kv_gb_per_gpu", host_kv_gb_per_gpu)
-        dram_bytes = host_kv_gb_per_gpu * BYTES_PER_GB
-        if dram_bytes > dram.capacity_bytes:
-            raise ValueError(
-                f"host_kv_gb_per_gpu={host_kv_gb_per_gpu} exceeds the {dram.capacity_bytes / BYTES_PER_GB:g} GB of "
-                f"host DRAM per accelerator of {hardware.hardware_id}; model more with "
-                "Hardware.with_values(host_memory_gb_per_accelerator=...) and price it with "
-                "tk.tco(..., extra_host_memory_gb_per_accelerator=...)"
-            )
+    dram_bytes = (HOST_KV_FRAC * dram.capacity_bytes if host_kv_gb_per_gpu is None
+                  else host_kv_gb_per_gpu * BYTES_PER_GB)
     capacities["dram"] = dram_bytes / b
     recall["dram"] = b / dram.effective_bw_bytes_per_s
     if mode == "ssd":

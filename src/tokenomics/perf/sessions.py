@@ -32,13 +32,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokenomics._validate import check_positive
+from tokenomics._validate import check_nonnegative, check_numeric, check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
 from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label, curve_frame, curve_rows
 from tokenomics.perf.disagg import _concurrency_values
 from tokenomics.perf.factors import RooflineFactors
-from tokenomics.perf.hierarchy import check_kv_offload, kv_offload_tiers
+from tokenomics.perf.hierarchy import check_host_kv_gb_per_gpu, check_kv_offload, kv_offload_tiers
 from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode
 from tokenomics.perf.step import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
@@ -50,6 +50,7 @@ from tokenomics.perf.step import (
     roofline_points,
 )
 from tokenomics.workload import Workload
+from tokenomics.workload import workload as get_workload
 
 __all__ = [
     "DEFAULT_SESSIONS",
@@ -65,11 +66,11 @@ _ITERATIONS = 60
 _DAMPING = 0.5
 
 
-def _session_inputs(workload: Workload) -> tuple[float, float, float, float, float | None]:
+def _session_inputs(workload: Workload, fixed_hint: str = "") -> tuple[float, float, float, float, float | None]:
     if workload.kind != "sessions":
         raise ValueError(
             f"workload {workload.name!r} is a fixed-sequence benchmark; session traffic needs "
-            "kind='sessions' (e.g. workload('agentic-coding'))"
+            f"kind='sessions' (e.g. workload('agentic-coding')){fixed_hint}"
         )
     turns = workload.turns_per_session if workload.turns_per_session > 1.0 else None
     return (workload.isl_tokens, workload.osl_tokens, workload.cached_prefix_frac,
@@ -80,7 +81,7 @@ def session_points(
     model: Model | str,
     hardware: Hardware | str,
     sessions: Any,
-    workload: Workload,
+    workload: Workload | str,
     *,
     config: ServingConfig | None = None,
     factors: RooflineFactors | None = None,
@@ -99,10 +100,11 @@ def session_points(
         Catalog model (or its name).
     hardware : Hardware or str
         Catalog hardware (or its name).
-    sessions : float or array_like
+    sessions : float, array_like or pandas.Series
         Concurrent sessions per replica ``N`` [count], > 0 (AgentX "concurrency").
-    workload : Workload
-        A ``kind="sessions"`` workload: mean ISL/OSL, theoretical hit rate, idle gap.
+    workload : Workload or str
+        A ``kind="sessions"`` workload (or its preset name): mean ISL/OSL, theoretical hit rate,
+        idle gap.
     config : ServingConfig, optional
         Parallelism and precisions.
     factors : RooflineFactors, optional
@@ -114,10 +116,11 @@ def session_points(
     recall_s_per_token : mapping of str to float, optional
         Time to bring one cached token's KV back into HBM from each tier after the first, per
         rank holding the sequence [s/token] (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
-        Required for every tier after the first. The recall adds to the request's prefill time
-        (TTFT) and occupies the accelerator-host links: where the recall traffic exceeds them
-        (``recall_link_util > 1``) throughput falls in proportion. ``recompute_s`` is the prefill
-        time the same hits would take if computed again instead, for comparison.
+        Required for every tier after the first, and only for those. The recall adds to the
+        request's prefill time (TTFT) and occupies the accelerator-host links: where the recall
+        traffic exceeds them (``recall_link_util > 1``) throughput falls in proportion.
+        ``recompute_s`` is the prefill time the same hits would take if computed again instead,
+        for comparison.
     context_cv : float, default :data:`~tokenomics.memory.prefix_cache.DEFAULT_CONTEXT_CV`
         Coefficient of variation of session contexts.
     prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
@@ -126,18 +129,21 @@ def session_points(
     Returns
     -------
     pandas.DataFrame
-        One row per session count: ``sessions``, ``concurrency`` (in flight),
-        ``theoretical_cache_hit_frac``, ``realized_cache_hit_frac``, ``hit_frac_<tier>``,
-        ``kv_capacity_tokens``, ``kv_limited`` (in-flight bound by the KV capacity),
+        One row per session count (indexed like a ``sessions`` Series): ``sessions``,
+        ``concurrency`` (in flight), ``theoretical_cache_hit_frac``, ``realized_cache_hit_frac``,
+        ``hit_frac_<tier>``, ``kv_capacity_tokens``, ``kv_limited`` (in-flight bound by the KV capacity),
         ``ttft_s`` (prefill + queueing), ``prefill_s``, ``queue_wait_s``, ``tpot_s``,
         ``interactivity_tok_per_s_per_user``, ``requests_per_s``, the throughputs per GPU of
         :func:`~tokenomics.perf.step.roofline_points` and its step breakdown.
 
     Raises
     ------
+    KeyError
+        Unknown workload name (close matches listed).
     ValueError
-        A fixed-sequence workload, a non-positive session count, weights that do not fit, or a
-        KV capacity that holds not even one context.
+        A fixed-sequence workload, a non-positive session count, weights that do not fit, a KV
+        capacity that holds not even one context, or a recall time missing for a tier after the
+        first, given for a tier ``tier_capacity_tokens`` does not list after the first, or negative.
 
     Examples
     --------
@@ -148,7 +154,9 @@ def session_points(
     >>> bool(pts["realized_cache_hit_frac"].iloc[0] > pts["realized_cache_hit_frac"].iloc[1])
     True
     """
-    isl, osl, h_theo, idle, turns = _session_inputs(workload)
+    isl, osl, h_theo, idle, turns = _session_inputs(get_workload(workload))
+    check_numeric("sessions", sessions)
+    index = sessions.index if isinstance(sessions, pd.Series) else None
     n = np.atleast_1d(np.asarray(sessions, dtype=float))
     if np.any(~np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"sessions={sessions!r} must be positive counts")
@@ -160,12 +168,24 @@ def session_points(
     }
     first = next(iter(tiers))
     recall = dict(recall_s_per_token or {})
-    missing = [t for t in list(tiers)[1:] if t not in recall]
+    below = list(tiers)[1:]
+    missing = [t for t in below if t not in recall]
     if missing:
         raise ValueError(
             f"tier_capacity_tokens names {missing} after the first tier {first!r} without a recall time: "
             "give recall_s_per_token for each (see tokenomics.perf.hierarchy.kv_offload_tiers)"
         )
+    extra = [t for t in recall if t not in below]
+    if extra:
+        held = (f"tier_capacity_tokens lists {list(tiers)}" if tier_capacity_tokens is not None
+                else f"tier_capacity_tokens is not given, so the KV cache has the one tier {first!r}")
+        raise ValueError(
+            f"recall_s_per_token names {extra}, but {held}: recall times apply to the tiers after the first "
+            "only; give each tier's capacity in tier_capacity_tokens (see "
+            "tokenomics.perf.hierarchy.kv_offload_tiers) or drop its recall time"
+        )
+    for name, per_token in recall.items():
+        check_nonnegative(f"recall_s_per_token[{name!r}]", per_token)
     cap = float(tiers[first])
     b_cap = cap / ctx
     if b_cap < 1.0:
@@ -209,7 +229,7 @@ def session_points(
     prefill = pts["ttft_s"].to_numpy() + recall_s
     busy = prefill + osl * pts["tpot_s"].to_numpy()
     wait = np.maximum(n / rate - busy - idle, 0.0)
-    out = pd.DataFrame({"sessions": n})
+    out = pd.DataFrame({"sessions": n}, index=index)
     out["theoretical_cache_hit_frac"] = h_theo
     out["realized_cache_hit_frac"] = np.asarray(hits["total"], dtype=float)
     out["gpu_cache_hit_frac"] = np.asarray(hits[first], dtype=float)
@@ -223,7 +243,7 @@ def session_points(
     out["kv_limited"] = b >= b_cap * (1.0 - 1e-6)
     out["prefill_s"] = prefill
     out["queue_wait_s"] = wait
-    pts = pts.drop(columns=["ttft_s"])
+    pts = pts.drop(columns=["ttft_s"]).set_axis(out.index)
     out = pd.concat([out, pts], axis=1)
     out["ttft_s"] = prefill + wait
     out["e2e_interactivity_tok_per_s_per_user"] = osl / (prefill + wait + osl * out["tpot_s"])
@@ -375,7 +395,7 @@ def cached_token_cost_ratio(
 def project_session_curve(
     model: Model | str,
     hardware: Hardware | str,
-    workload: Workload,
+    workload: Workload | str,
     *,
     sessions: Sequence[float] | np.ndarray | None = None,
     configs: ServingConfig | Mapping[str, Any] | Iterable[ServingConfig | Mapping[str, Any]] | None = None,
@@ -401,8 +421,8 @@ def project_session_curve(
         Catalog model (or its name).
     hardware : Hardware or str
         Catalog hardware (or its name).
-    workload : Workload
-        A ``kind="sessions"`` workload.
+    workload : Workload or str
+        A ``kind="sessions"`` workload, or its preset name (``"agentic-coding"``).
     sessions : sequence of float, optional
         Concurrent sessions per replica (default :data:`DEFAULT_SESSIONS`).
     configs, factors, band, frontier
@@ -411,7 +431,9 @@ def project_session_curve(
         Tiers below HBM that keep evicted prefixes
         (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
     host_kv_gb_per_gpu : float, optional
-        Host DRAM given to the KV cache per accelerator [GB] (default: 80 % of the installed).
+        Host DRAM given to the KV cache per accelerator [GB], at most the installed
+        (:func:`~tokenomics.perf.hierarchy.check_host_kv_gb_per_gpu`; default: 80 % of the
+        installed); only with ``kv_offload`` ``"dram"`` or ``"ssd"``.
     prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
         Prompt tokens the engine prefills per step [tokens], > 0 (:func:`session_points`).
 
@@ -423,10 +445,20 @@ def project_session_curve(
 
     Raises
     ------
+    KeyError
+        Unknown model, hardware, workload or ``kv_offload`` name (close matches listed).
     ValueError
-        A fixed-sequence workload, or no configuration holds one session context.
+        A fixed-sequence workload (project it with :func:`~tokenomics.perf.project_curve`);
+        ``host_kv_gb_per_gpu`` with ``kv_offload="none"`` or outside its range; or no
+        configuration holds one session context.
     """
     m, hw = as_model(model), as_hardware(hardware)
+    workload = get_workload(workload)
+    _session_inputs(workload, "; project fixed-sequence traffic with tokenomics.project_curve")
+    mode = check_kv_offload(kv_offload, workload)
+    if host_kv_gb_per_gpu is not None:
+        host_kv_gb_per_gpu = check_host_kv_gb_per_gpu(hw, host_kv_gb_per_gpu, mode)
+    check_positive("prefill_chunk_tokens", prefill_chunk_tokens)
     check_serves_decode(m, hw)
     if factors is None:
         from tokenomics.perf.calibrate import bundled_calibration  # heavy: the calibration table
@@ -439,7 +471,6 @@ def project_session_curve(
             else _concurrency_values(sessions, "concurrent sessions per replica", "sessions"))
     isl, osl = workload.isl_tokens, workload.osl_tokens
     frames = []
-    mode = check_kv_offload(kv_offload)
     for cfg in _configs(configs, m, hw):
         try:
             tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
