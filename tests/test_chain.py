@@ -96,6 +96,7 @@ def test_projected_rows_carry_the_band_measured_rows_do_not():
         ({"throughput_curve": tk.ThroughputCurve([10.0, 100.0], [2000.0, 500.0])}, "not both"),
         ({"price_provider": "deepseek"}, "not used"),
         ({"prefill_throughput_tok_per_s_per_gpu": 1.0}, "only used by cost_split_rule='gpu_time'"),
+        ({"cached_cost_ratio": 0.5}, "cached_cost_ratio is only used by cost_split_rule='gpu_time'"),
         ({"tco": tk.TcoBasis.published()}, "contradicts"),
         ({"cost_split_rule": "time"}, "cost_split_rule"),
     ],
@@ -154,6 +155,7 @@ def test_measured_hits_above_the_presets_theoretical_rate_are_capped_not_an_erro
     # the AgentX MI355X run at 8 sessions realized 0.961, the pooled preset's theoretical rate is 0.960
     row = tk.evaluate("kimi-k2.7", "mi355x", workload="agentic-coding", interactivity_tok_per_s_per_user=47)
     assert row["cache_hit_frac"].item() <= tk.workload("agentic-coding").cached_prefix_frac
+    assert row["realized_cache_hit_frac"].item() <= tk.workload("agentic-coding").cached_prefix_frac
 
 
 @pytest.mark.parametrize("hardware", [["gb200", "b200"], ("gb200",), {"gb200"}])
@@ -192,3 +194,26 @@ def test_prices_that_earn_nothing_name_the_prices():
     row = tk.evaluate("deepseek-r1", "gb300", throughput_tok_per_s_per_gpu=10_000.0,
                       input_usd_per_mtok=0.0, output_usd_per_mtok=2.0).iloc[0]
     assert row["blended_price_usd_per_mtok"] == pytest.approx(2.0 * (1 - row["input_share_frac"]))
+
+
+def test_license_terms_get_the_plausible_ranges_of_prices_and_gpu_hour_costs():
+    # a royalty of 1e-7 USD/Mtok is a per-token figure; 500 USD/GPU-hour is a per-rack (or per-system) hour
+    with pytest.raises(ValueError, match=r"license_usd_per_mtok=1e-07 USD/Mtok is below the plausible minimum "
+                                         r"0\.0001 USD/Mtok \(a unit slip\? e\.g\. a per-token figure"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "license_usd_per_mtok": 1e-7})
+    with pytest.raises(ValueError, match=r"license_usd_per_gpu_hour=500 is outside the plausible range \[0, 100\] "
+                                         r"USD per accelerator-hour; a per-system or per-rack hour"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "license_usd_per_gpu_hour": 500.0})
+    # no fee (0) and plausible fees pass: license = 0.3 x 2.7 + 0.5 x 2.16 + 0.1 = 1.99 USD/GPU-hour
+    row = evaluate(None, "gb200", workload=HALF,
+                   **{**GIVEN, "license_usd_per_mtok": 0.5, "license_usd_per_gpu_hour": 0.1}).iloc[0]
+    assert row["license_fee_usd_per_gpu_hour"] == pytest.approx(0.81 + 1.08 + 0.1)
+
+
+def test_facility_power_in_watts_is_refused():
+    with pytest.raises(ValueError, match=r"facility_power_kw_per_accelerator=1800\.0 kW is above the plausible "
+                                         r"maximum 30 kW \(a unit slip\? e\.g\. W where kW is meant"):
+        evaluate(None, "gb200", workload=HALF, **{**GIVEN, "facility_power_kw_per_accelerator": 1800.0})
+    row = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "facility_power_kw_per_accelerator": 1.8}).iloc[0]
+    # 1.8 kW x 1000 / (1000 tok/s x 0.6) = 3 J/token
+    assert row["energy_j_per_token"] == pytest.approx(3.0)

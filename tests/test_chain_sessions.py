@@ -66,3 +66,30 @@ def test_compare_takes_the_agentic_workload() -> None:
     out = tk.compare("kimi-k2.7", ["mi355x"], workload="agentic-coding", interactivity_tok_per_s_per_user=30.0)
     assert set(out["workload"]) == {"agentic-coding"}
     assert (out["realized_cache_hit_frac"] <= out["theoretical_cache_hit_frac"] + 1e-12).all()
+
+
+@pytest.mark.parametrize(
+    ("model", "hardware", "concurrency", "hit"),
+    [
+        # AgentX MI355X Kimi-K2.7, 16 sessions, CPU-DRAM offload: overall_cache_hit_rate 0.95283
+        # (GPU 0.48253 + CPU 0.47029), the run's own file
+        ("kimi-k2.7", "mi355x", 16.0, 0.48253 + 0.47029),
+        # early B200 DeepSeek-R1 sweep, TP4, 32 users, offload on: GPU and CPU rates per tier only
+        (None, "b200", 32.0, None),
+    ],
+)
+def test_measured_offload_hits_count_every_tier(model, hardware, concurrency, hit) -> None:
+    from tokenomics.curves.measured import curves
+
+    model = model or "deepseek-r1"
+    pts = curves(model=model, hardware=hardware, kind="measured", workload="agentic-coding")
+    pts = pts[(pts["kv_offload"] == "dram") & (pts["concurrency"] == concurrency)]
+    curve = ThroughputCurve.from_points(pts.iloc[[int(np.argmax(pts["throughput_tok_per_s_per_gpu"]))]],
+                                        allow_mixed_groups=True)
+    row = curve.points.iloc[0]
+    if hit is None:  # GPU + CPU tier rates, added by hand
+        hit = float(row["gpu_cache_hit_frac"]) + float(row["cpu_cache_hit_frac"])
+        assert float(row["cpu_cache_hit_frac"]) > 0.5  # most hits come from host DRAM here
+    realized, _ = session_figures_at(curve, float(row["interactivity_tok_per_s_per_user"]))
+    assert realized == pytest.approx(hit, abs=1e-5)
+    assert realized > float(row["gpu_cache_hit_frac"])

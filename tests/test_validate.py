@@ -11,7 +11,9 @@ from tokenomics._validate import (
     check_positive,
     check_range,
     check_target_margin,
+    chunk_of,
     normalize_name,
+    position_phrase,
     unknown_name_error,
 )
 
@@ -148,3 +150,25 @@ def test_target_margin_percent_hint(value, write):
     with pytest.raises(ValueError, match="outside the allowed range") as info:
         check_target_margin("target_margin_frac", 500.0)
     assert "percent" not in str(info.value)
+
+
+def test_plausible_high_hint_names_the_unit_slip():
+    with pytest.raises(ValueError, match=r"p_kw=1800\.0 kW is above the plausible maximum 30 kW \(a unit slip\? "
+                                         r"e\.g\. W where kW is meant\); allowed \[0\.01, 30\] kW"):
+        check_plausible("p_kw", 1800.0, low=0.01, high=30.0, unit="kW", high_hint="W where kW is meant")
+    # without a low hint, a value below the minimum gets the plain message
+    with pytest.raises(ValueError, match=r"p_kw=0\.001 kW is below the plausible minimum 0\.01 kW; allowed"):
+        check_plausible("p_kw", 0.001, low=0.01, high=30.0, unit="kW", high_hint="W where kW is meant")
+    check_plausible("p_kw", np.array([0.01, 30.0]), low=0.01, high=30.0, unit="kW", high_hint="W where kW is meant")
+
+
+def test_positions_inside_a_chunk_count_in_the_whole_array():
+    bad = np.array([False, True])
+    assert position_phrase(bad, (2,)) == " at position 1 (1 of 2 bad)"
+    assert position_phrase(np.array(True), ()) == ""
+    with chunk_of([4], [10]):  # the block holds elements 4 and 5 of 10
+        assert position_phrase(bad, (2,)) == " at position 5 of 10 (1 of 2 bad in its chunk)"
+        with pytest.raises(ValueError, match=r"x_frac=60\.0 at position 5 of 10 \(1 of 2 bad in its chunk\)"):
+            check_fraction("x_frac", np.array([0.5, 60.0]))
+    with chunk_of([1, 2], [3, 4]):  # a 2-d block starting at row 1, column 2: element (2, 3) is 11 in C order
+        assert position_phrase(np.array([[False, False], [False, True]]), (2, 2)).startswith(" at position 11 of 12")

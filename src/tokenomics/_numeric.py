@@ -13,7 +13,7 @@ plain arithmetic on the arrays it gets back, and hands the result to the returne
 
 Dask inputs stay lazy: validation and the finite-result guard run block by block inside the
 task graph (``map_blocks``), so a bad value raises ``ValueError`` when the result is computed,
-naming the field and the position inside its block. Nothing here calls ``numpy.asarray`` on a
+naming the field and the position in the whole array. Nothing here calls ``numpy.asarray`` on a
 dask array.
 
 Mixing containers: Series with dask or DataArray inputs, or unlabeled arrays (ndim >= 1) with
@@ -33,13 +33,14 @@ from typing import Any, Literal, ParamSpec, TypeVar
 import numpy as np
 import pandas as pd
 
-from tokenomics._validate import check_numeric
+from tokenomics._validate import check_numeric, chunk_of, position_phrase
 
 __all__ = [
     "Check",
     "Restore",
     "as_arrays",
     "checked",
+    "inputs_trusted",
     "is_dask",
     "is_lazy",
     "is_xarray",
@@ -84,6 +85,17 @@ def trusted_inputs() -> Iterator[None]:
         _TRUSTED.reset(token)
 
 
+def inputs_trusted() -> bool:
+    """Whether the kernels' input checks are skipped here (inside :func:`trusted_inputs`).
+
+    Returns
+    -------
+    bool
+        True inside :func:`trusted_inputs` (this thread).
+    """
+    return _TRUSTED.get()
+
+
 def kernel(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run a kernel with floating-point warnings silenced: its finite-result guard reports instead.
 
@@ -123,8 +135,20 @@ def is_lazy(value: Any) -> bool:
     return is_dask(value) or (is_xarray(value) and is_dask(value.data))
 
 
-def _checked_block(block: np.ndarray, field: str, check: Check) -> np.ndarray:
-    check(field, block)
+@contextlib.contextmanager
+def _in_block(block_info: Any) -> Iterator[None]:
+    """Count the positions reported inside in the whole dask array (dask's ``block_info`` of the output)."""
+    info = block_info.get(None) if isinstance(block_info, dict) else None
+    if not info or "array-location" not in info or "shape" not in info:
+        yield
+        return
+    with chunk_of([lo for lo, _ in info["array-location"]], info["shape"]):
+        yield
+
+
+def _checked_block(block: np.ndarray, field: str, check: Check, block_info: Any = None) -> np.ndarray:
+    with _in_block(block_info):
+        check(field, block)
     return block
 
 
@@ -175,7 +199,7 @@ def _finite_error(
     flat = np.asarray(result, dtype=float).ravel()
     bad_flat = np.asarray(bad).ravel()
     idx = int(np.flatnonzero(bad_flat)[0])
-    where = "" if np.ndim(result) == 0 else f" at position {idx} ({int(bad_flat.sum())} of {bad_flat.size})"
+    where = position_phrase(bad_flat, np.shape(result), counted="")
     inputs = _describe_inputs(names, arrays, np.shape(result), idx) if names else "the inputs"
     return ValueError(
         f"{result_name} is not finite ({float(flat[idx])!r}){where}: the inputs ({inputs}) overflow or "
@@ -195,38 +219,43 @@ def _guard_block(
 
 
 def lazy_raise_where(
-    result: Any, mask: Any, make_error: Callable[[np.ndarray, np.ndarray], Exception]
+    result: Any, mask: Any, make_error: Callable[..., Exception], *context: Any
 ) -> Any:
-    """Return ``result``, raising ``make_error(result, mask)`` where ``mask`` is True.
+    """Return ``result``, raising ``make_error(result, mask, *context)`` where ``mask`` is True.
 
-    Eager for numpy input; for dask input the test runs block by block when computed.
+    Eager for numpy input; for dask input the test runs block by block when computed (positions
+    reported inside count in the whole array, :func:`tokenomics._validate.position_phrase`).
 
     Parameters
     ----------
     result, mask : numpy.ndarray or dask.array.Array
-        Values and the boolean mask of bad elements (broadcastable to ``result``).
+        Values and the boolean mask of bad elements (broadcastable together).
     make_error : callable
-        Builds the exception from the (block of the) result and mask.
+        Builds the exception from the (block of the) result and mask, and of each context array.
+    *context : numpy.ndarray or dask.array.Array
+        Further arrays the message needs (e.g. the inputs compared), broadcast like ``mask``.
 
     Returns
     -------
     numpy.ndarray or dask.array.Array
         ``result`` itself (a lazy array that checks on compute, for dask).
     """
-    if is_dask(result) or is_dask(mask):
+    if is_dask(result) or is_dask(mask) or any(is_dask(c) for c in context):
         import dask.array as da  # heavy optional import: only reached with dask input
 
-        def _block(r: np.ndarray, m: np.ndarray) -> np.ndarray:
+        def _block(r: np.ndarray, m: np.ndarray, *ctx: np.ndarray, block_info: Any = None) -> np.ndarray:
             m = np.broadcast_to(m, np.shape(r))
             if m.any():
-                raise make_error(r, m)
+                with _in_block(block_info):
+                    raise make_error(r, m, *(np.broadcast_to(c, m.shape) for c in ctx))
             return r
 
-        r, m = da.broadcast_arrays(da.asarray(result), da.asarray(mask))
-        return da.map_blocks(_block, r, m, dtype=float, meta=np.array((), dtype=float))
-    m = np.broadcast_to(mask, np.shape(result))
+        r, m, *ctx = da.broadcast_arrays(da.asarray(result), da.asarray(mask), *(da.asarray(c) for c in context))
+        return da.map_blocks(_block, r, m, *ctx, dtype=float, meta=np.array((), dtype=float))
+    m = np.broadcast_to(mask, np.broadcast_shapes(np.shape(result), np.shape(mask)))
     if m.any():
-        raise make_error(np.asarray(result), m)
+        raise make_error(np.broadcast_to(np.asarray(result), m.shape), m,
+                         *(np.broadcast_to(np.asarray(c), m.shape) for c in context))
     return result
 
 
@@ -305,10 +334,11 @@ class Restore:
                 if not (is_dask(a) or np.ndim(a) > 0)
             }
 
-            def _block(r: np.ndarray, *xs: np.ndarray) -> np.ndarray:
+            def _block(r: np.ndarray, *xs: np.ndarray, block_info: Any = None) -> np.ndarray:
                 all_names = [*names, *scal]
                 all_arrays: list[Any] = [*xs, *(np.float64(v) for v in scal.values())]
-                return _guard_block(r, *all_arrays, result_name=name, names=all_names, allow_nan=allow_nan)
+                with _in_block(block_info):
+                    return _guard_block(r, *all_arrays, result_name=name, names=all_names, allow_nan=allow_nan)
 
             return da.map_blocks(_block, result, *ins, dtype=float, meta=np.array((), dtype=float))
         res = np.asarray(result, dtype=float)

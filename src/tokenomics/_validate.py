@@ -7,10 +7,12 @@ listing the closest valid names.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -163,6 +165,66 @@ def check_numeric(name: str, value: Any) -> None:
             _first_bad_element(name, np.asarray(value).ravel())
 
 
+_CHUNK: ContextVar[tuple[tuple[int, ...], tuple[int, ...]] | None] = ContextVar("tokenomics_chunk", default=None)
+
+
+@contextlib.contextmanager
+def chunk_of(start: Sequence[int], shape: Sequence[int]) -> Iterator[None]:
+    """Report the positions found by the checks inside in the whole array a checked block is part of.
+
+    A lazy (dask) array is checked block by block; inside this context a position is counted
+    in the whole array (the block starting at ``start``), not in the block.
+
+    Parameters
+    ----------
+    start : sequence of int
+        Index of the block's first element in the whole array, one per dimension.
+    shape : sequence of int
+        Shape of the whole array.
+    """
+    token = _CHUNK.set((tuple(int(i) for i in start), tuple(int(n) for n in shape)))
+    try:
+        yield
+    finally:
+        _CHUNK.reset(token)
+
+
+def position_phrase(bad: Any, shape: Sequence[int], *, counted: str = " bad") -> str:
+    """Say where the first flagged element is: ``" at position 2 (1 of 3 bad)"``; ``""`` for a scalar.
+
+    Positions count elements in C order. Inside :func:`chunk_of` they count in the whole array,
+    and the count of flagged elements is that of the block (``" at position 5 of 8 (1 of 2 bad in
+    its chunk)"``).
+
+    Parameters
+    ----------
+    bad : array_like of bool
+        Flagged elements of the block (any shape with ``shape``'s size).
+    shape : sequence of int
+        Shape of the checked block.
+    counted : str, default " bad"
+        Word after the count.
+
+    Returns
+    -------
+    str
+        The phrase, starting with a space, or ``""`` for a 0-d value outside a chunk.
+    """
+    flat = np.asarray(bad, dtype=bool).ravel()
+    idx = int(np.flatnonzero(flat)[0])
+    n_bad, size = int(flat.sum()), flat.size
+    chunk = _CHUNK.get()
+    if chunk is not None and len(chunk[0]) == len(shape) == len(chunk[1]):
+        start, whole = chunk
+        local = np.unravel_index(idx, tuple(shape)) if len(shape) else ()
+        pos = int(np.ravel_multi_index(tuple(s + int(i) for s, i in zip(start, local, strict=True)), whole)) \
+            if len(whole) else 0
+        return f" at position {pos} of {int(np.prod(whole))} ({n_bad} of {size}{counted} in its chunk)"
+    if len(shape) == 0:
+        return ""
+    return f" at position {idx} ({n_bad} of {size}{counted})"
+
+
 def _as_float_array(value: Any) -> np.ndarray:
     if isinstance(value, pd.Series | pd.Index):
         return np.asarray(value.to_numpy(dtype=float, na_value=np.nan), dtype=float)
@@ -223,7 +285,7 @@ def check_range(
     lo = "-inf" if low is None else repr(low)
     hi = "inf" if high is None else repr(high)
     rng = f"{'[' if low_inclusive else '('}{lo}, {hi}{']' if high_inclusive else ')'}"
-    where = "" if arr.ndim == 0 else f" at position {idx} ({int(bad.sum())} of {flat.size} bad)"
+    where = position_phrase(bad, arr.shape)
     if isinstance(value, pd.Series):
         where = f" at index {value.index[idx]!r} ({int(bad.sum())} of {flat.size} bad)"
     msg = f"{name}={float(flat[idx])!r}{where} is outside the allowed range {rng}"
@@ -375,11 +437,12 @@ def check_plausible(
     unit: str,
     allow_zero: bool = False,
     hint: str | None = None,
+    high_hint: str | None = None,
 ) -> None:
     """Raise ``ValueError`` if any element is not finite or outside the plausible range.
 
     Guards the unit slips a kind-only check lets through: $/token written as $/Mtok, TB
-    written as GB, ms written as s.
+    written as GB, ms written as s, W written as kW.
 
     Parameters
     ----------
@@ -397,13 +460,16 @@ def check_plausible(
         The likely slip named for a value below ``low`` (default: a per-token figure where
         per-million is meant). Given, every value below ``low`` gets the unit-slip message;
         otherwise only with ``allow_zero`` (else the plain range message).
+    high_hint : str, optional
+        The likely slip named for a value above ``high`` (e.g. W where kW is meant); without it
+        a value above ``high`` gets the plain range message.
 
     Raises
     ------
     ValueError
         Naming the field, the first offending value and the plausible range.
     """
-    if not (allow_zero or hint is not None):
+    if not (allow_zero or hint is not None or high_hint is not None):
         check_range(name, value, low=low, high=high)
         return
     check_range(name, value, allow_nan=True)  # numbers (never flags or text)
@@ -419,6 +485,9 @@ def check_plausible(
         over |= arr < 0  # a negative figure is no unit slip
     if over.any():
         v = float(arr[np.flatnonzero(over)[0]])
+        if high_hint is not None and high is not None and np.isfinite(v) and v > high:
+            raise ValueError(f"{name}={v!r} {unit} is above the plausible maximum {high:g} {unit} (a unit slip? "
+                             f"e.g. {high_hint}); allowed {rng}")
         above = " (above the plausible maximum)" if np.isfinite(v) and v > 0 else ""
         raise ValueError(f"{name}={v!r} {unit} is outside the allowed range {rng}{above}")
     if low is None:
@@ -426,6 +495,8 @@ def check_plausible(
     bad = (arr < low) & ~((arr == 0) & allow_zero)
     if bad.any():
         v = float(arr[np.flatnonzero(bad)[0]])
+        if hint is None and not allow_zero:
+            raise ValueError(f"{name}={v!r} {unit} is below the plausible minimum {low:g} {unit}; allowed {rng}")
         raise ValueError(
             f"{name}={v!r} {unit} is below the plausible minimum {low:g} {unit} (a unit slip? "
             f"e.g. {hint or 'a per-token figure where per-million is meant'}); allowed {rng}"

@@ -44,11 +44,13 @@ from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
 from tokenomics.curves.curve import ThroughputCurve, check_curve_matches
 from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
+from tokenomics.curves.schema import cache_hit_frac_of_rows
 from tokenomics.economics import (
     DEFAULT_CACHED_COST_RATIO,
     blended_price_usd_per_mtok,
     breakeven_price_usd_per_mtok,
     breakeven_utilization_frac,
+    check_usd_per_mtok,
     cost_per_mtok,
     cost_per_output_mtok,
     cost_split_per_mtok,
@@ -119,7 +121,7 @@ CHAIN_COLUMNS: dict[str, str] = {
                       "traffic, the realized rate at the operating point for sessions",
     "theoretical_cache_hit_frac": "prefix-cache hit rate of the workload with an unbounded cache",
     "realized_cache_hit_frac": "hit rate the server realizes at the operating point (sessions: from the "
-                               "curve; else the theoretical rate)",
+                               "curve, at most the theoretical rate; else the theoretical rate)",
     "input_usd_per_mtok": "uncached input price [USD/Mtok]",
     "cached_input_usd_per_mtok": "cached input price used (default 0.1 x input) [USD/Mtok]",
     "cached_input_price_basis": "where the cached input price comes from: 'given', 'listed', or 'filled' (no "
@@ -338,7 +340,10 @@ def evaluate(
         Revenue share, in [0, 1); default
         :func:`tokenomics.economics.policy.default_license_fee_frac` of the model (0 without one).
     license_usd_per_mtok, license_usd_per_gpu_hour : float or array_like
-        Royalty per Mtok [USD/Mtok] and fixed fee [USD/GPU-hour].
+        Royalty per Mtok [USD/Mtok], 0 or in [0.0001, 1000]
+        (:func:`tokenomics.economics.check_usd_per_mtok`: a $/token figure is refused), and fixed
+        fee [USD/GPU-hour], in [0, 100] (:func:`tokenomics.economics.check_gpu_hour_cost`: a
+        per-rack or per-year figure is refused).
     price_provider : str, optional
         Catalog provider of the list price (first-party or latest by default).
     price_tier : str, default "standard"
@@ -355,8 +360,9 @@ def evaluate(
     prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : optional
         Phase throughputs of the ``gpu_time`` rule [tok/s/GPU].
     cached_cost_ratio : float or array_like, optional
-        Cost weight of a cached input token relative to an uncached one (``gpu_time`` rule).
-        Default: the model's own ratio where a projected session curve carries it
+        Cost weight of a cached input token relative to an uncached one (``gpu_time`` rule
+        only: the price rule weighs a cached token by its price). Default: the model's own ratio
+        where a projected session curve carries it
         (:func:`tokenomics.perf.cached_token_cost_ratio`), else 0.1.
     target_margin_frac : float or array_like
         Target gross margin of the break-even columns, < 1.
@@ -385,8 +391,9 @@ def evaluate(
     ValueError
         Out-of-range inputs; Series inputs with different indexes; an input the path would
         ignore (an interactivity with an explicit throughput, a throughput with a curve, a price
-        provider with explicit prices, phase throughputs with the price rule, contradictory TCO
-        arguments); an interactivity outside the curve (never extrapolated).
+        provider with explicit prices, phase throughputs or a cached cost ratio with the price
+        rule, contradictory TCO arguments); implausible license terms (a $/token royalty, a
+        per-rack fixed fee); an interactivity outside the curve (never extrapolated).
 
     Examples
     --------
@@ -425,6 +432,9 @@ def evaluate(
     phases = (prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu)
     if cost_split_rule == "price" and any(p is not None for p in phases):
         raise ValueError("prefill/decode throughputs are only used by cost_split_rule='gpu_time'")
+    if cost_split_rule == "price" and cached_cost_ratio is not None:
+        raise ValueError("cached_cost_ratio is only used by cost_split_rule='gpu_time' (the price rule weighs a "
+                         "cached token by its price)")
     if cost_split_rule == "gpu_time" and any(p is None for p in phases):
         raise ValueError("cost_split_rule='gpu_time' needs prefill_throughput_tok_per_s_per_gpu and "
                          "decode_throughput_tok_per_s_per_gpu")
@@ -432,6 +442,8 @@ def evaluate(
                            strict=True):
         if value is not None:
             check_throughput_plausible(name, value)
+    check_usd_per_mtok("license_usd_per_mtok", license_usd_per_mtok)
+    check_gpu_hour_cost("license_usd_per_gpu_hour", license_usd_per_gpu_hour, allow_zero=True)
     # prices first: a missing price is the caller's error, found before any curve is read
     p_in, p_c, p_out, cached_basis = _price_inputs(m, price_provider, {
         "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
@@ -731,7 +743,8 @@ def supply(
         "cost_usd_per_mtok": unit_cost,
         "cost_low_usd_per_mtok": unit_cost / high,
         "cost_high_usd_per_mtok": unit_cost / low,
-        "realized_cache_hit_frac": workload.cached_prefix_frac if math.isnan(realized) else realized,
+        "realized_cache_hit_frac": (workload.cached_prefix_frac if math.isnan(realized)
+                                    else min(realized, workload.cached_prefix_frac)),
     }
     labels = {
         "model_id": None if model is None else model.model_id,
@@ -897,10 +910,10 @@ def _stated_offload(curve: ThroughputCurve, mode: str) -> str:
 def session_figures_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, float]:
     """Realized prefix-cache hit rate and cached-token cost ratio of a session curve at an interactivity.
 
-    Linear interpolation in interactivity over the curve's points (its Pareto frontier) of
-    ``realized_cache_hit_frac`` (projected session curves) or the measured server hit rate
-    (``gpu_cache_hit_frac``, else ``cache_hit_frac``), and of ``cached_cost_ratio`` where the
-    curve carries it.
+    Linear interpolation in interactivity over the curve's points (its Pareto frontier) of each
+    point's hit fraction in all KV tiers (:func:`tokenomics.curves.schema.cache_hit_frac_of_rows`:
+    a projection's ``realized_cache_hit_frac``, a measured overall rate, or the measured GPU and
+    host-tier rates added), and of ``cached_cost_ratio`` where the curve carries it.
 
     Parameters
     ----------
@@ -916,18 +929,14 @@ def session_figures_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user:
     """
     pts = curve.points
     x = pts["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
-    order = np.argsort(x)
+    ratio = (pd.to_numeric(pts["cached_cost_ratio"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+             if "cached_cost_ratio" in pts.columns else np.full(len(pts), np.nan))
     out = []
-    for names in (("realized_cache_hit_frac", "gpu_cache_hit_frac", "cache_hit_frac"), ("cached_cost_ratio",)):
-        value = math.nan
-        for name in names:
-            if name in pts.columns:
-                y = pd.to_numeric(pts[name], errors="coerce").to_numpy(dtype=float)[order]
-                ok = np.isfinite(y) & np.isfinite(x[order])
-                if ok.any():
-                    value = float(np.interp(interactivity_tok_per_s_per_user, x[order][ok], y[ok]))
-                    break
-        out.append(value)
+    for y in (cache_hit_frac_of_rows(pts), ratio):
+        ok = np.isfinite(y) & np.isfinite(x)
+        order = np.argsort(x[ok])
+        out.append(float(np.interp(interactivity_tok_per_s_per_user, x[ok][order], y[ok][order])) if ok.any()
+                   else math.nan)
     return out[0], out[1]
 
 

@@ -1,6 +1,7 @@
 """Tests of tokenomics.analysis.fleet: fleets per day and a day of serving."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tokenomics.analysis.fleet import fleet_per_day, serving_day
@@ -122,3 +123,17 @@ def test_fleet_per_day_refuses_an_implausible_throughput():
     with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=0\.0025 tok/s/GPU is below the plausible "
                                          r"minimum 0\.01 tok/s/GPU"):
         fleet_per_day(8e8, 4e8, 2e8, 0.0025, 0.6, 2.0, 0.5, 2.0)
+
+
+def test_series_inputs_keep_their_index():
+    day = serving_day(pd.Series([226.75, 200.0], index=["d1", "d2"]), 8, 2.0, 608e9, 342e9, 168e9, 0.55, 2.19, 0.14)
+    assert list(day.index) == ["d1", "d2"]
+    # by hand: nodes * 8 GPUs * 24 h * $2
+    assert day.loc["d2", "cost_usd_per_day"] == pytest.approx(200.0 * 8 * 24 * 2.0, rel=1e-12)
+    plan = fleet_per_day(pd.Series([8e8, 1.6e9], index=["x", "y"]), 4e8, 2e8, 2000.0, 0.6, 2.0, 0.5, 2.0, 0.05)
+    assert list(plan.index) == ["x", "y"]
+    # by hand: (1.6e9 + 2e8) / (2000 * 86400 * 0.6) = 17.36 accelerators
+    assert plan.loc["y", "accelerators_needed"] == pytest.approx(1.8e9 / (2000 * 86400 * 0.6), rel=1e-12)
+    with pytest.raises(ValueError, match="different indexes"):
+        fleet_per_day(pd.Series([8e8, 1.6e9], index=["x", "y"]), pd.Series([4e8, 4e8]), 2e8, 2000.0, 0.6, 2.0,
+                      0.5, 2.0, 0.05)

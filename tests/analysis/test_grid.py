@@ -1,6 +1,7 @@
 """Tests of tokenomics.analysis.grid (N-d sweeps as an xarray Dataset)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tokenomics.analysis.grid import GRID_VARIABLES, economics_grid
@@ -52,4 +53,22 @@ def test_energy_variables_by_hand_and_unknown_without_a_power():
         pytest.approx(profit * 8760 * 1000)
     plain = economics_grid(2.0, 1000.0, [0.5, 1.0], 4.0)
     assert set(GRID_VARIABLES) <= set(plain.data_vars)
-    assert bool(plain["energy_j_per_token"].isnull().all())
+    assert bool(np.isnan(plain["energy_j_per_token"].to_numpy()).all())
+
+
+def test_series_axis_is_labelled_by_its_index():
+    ds = economics_grid(pd.Series([2.0, 3.0], index=["a", "b"]), 1000.0, 0.5, 4.0)
+    cost = ds["cost_usd_per_mtok"]
+    assert cost.dims == ("cost_usd_per_gpu_hour",)
+    assert list(cost["cost_usd_per_gpu_hour"].values) == ["a", "b"]
+    # by hand: K / (1000 * 3600 * 0.5 / 1e6) = K / 1.8
+    assert cost.sel(cost_usd_per_gpu_hour="b").item() == pytest.approx(3.0 / 1.8, rel=1e-12)
+    # Series whose indexes share a name share that dimension (aligned by label, not position)
+    k = pd.Series([2.0, 3.0], index=pd.Index(["a", "b"], name="hardware_id"))
+    t = pd.Series([2000.0, 1000.0], index=pd.Index(["b", "a"], name="hardware_id"))
+    by_system = economics_grid(k, t, 0.5, 4.0)["cost_usd_per_mtok"]
+    assert by_system.dims == ("hardware_id",)
+    assert by_system.sel(hardware_id="a").item() == pytest.approx(2.0 / 1.8, rel=1e-12)
+    assert by_system.sel(hardware_id="b").item() == pytest.approx(3.0 / 3.6, rel=1e-12)
+    with pytest.raises(ValueError, match=r"share the dimension 'hardware_id' with different labels"):
+        economics_grid(k, t.rename({"b": "c"}), 0.5, 4.0)

@@ -315,3 +315,47 @@ def test_target_margin_in_percent_gets_the_percent_hint(target):
     r = monte_carlo(_base(), n_draws=64, catalog_spreads=False)
     with pytest.raises(ValueError, match="looks like a percent"):
         r.prob_margin_above(target)
+
+
+# --- options a path would ignore, and chunking ---------------------------------------------------------
+
+
+def test_base_table_refuses_options_of_a_model_name_run():
+    # a base table already fixes systems, interactivities and traffic: these options would be ignored
+    for value in ([20.0, 50.0], 50.0):
+        with pytest.raises(ValueError, match=r"^interactivity_tok_per_s_per_user= applies only when base is a "
+                                             r"model name"):
+            monte_carlo(_base(), n_draws=64, interactivity_tok_per_s_per_user=value, catalog_spreads=False)
+    with pytest.raises(ValueError, match=r"^workload= and compare_options= apply only when base is a model name"):
+        monte_carlo(_base(), n_draws=64, workload="1k/1k", compare_options={"tco_profile": "neocloud"})
+    with pytest.raises(ValueError, match=r"^hardware=, workload= and kv_offload= apply only"):
+        monte_carlo(_base(), "gb200", n_draws=64, workload="1k/1k", kv_offload="dram")
+
+
+def test_dask_chunks_of_any_size_give_the_in_memory_statistics():
+    pytest.importorskip("dask")
+    u = stats.uniform(0.4, 0.4)
+    kw = {"utilization_frac": u, "catalog_spreads": False}
+    mem = monte_carlo(_base(), n_draws=2**17, method="sobol", keep_draws=False, **kw)
+    # E[cost] = K / (T * 0.0036) * E[1/u], E[1/u] = ln(0.8 / 0.4) / 0.4 for u ~ U(0.4, 0.8)
+    assert _stat(mem, "a", "cost_usd_per_mtok", "mean") == pytest.approx(K_A / (T_A * 0.0036) * math.log(2) / 0.4,
+                                                                        rel=1e-4)
+    # the chunks are consecutive runs of one Sobol' sequence: three blocks per chunk, or 1000 draws
+    # (rounded up to whole blocks), give the same points and so the same statistics
+    for chunk in (3 * 2**15, 1000):
+        lazy = monte_carlo(_base(), n_draws=2**17, backend="dask", chunk_draws=chunk, **kw)
+        pd.testing.assert_frame_equal(mem.summary, lazy.summary, rtol=1e-9)
+
+
+def test_dask_messages_name_the_values_given():
+    pytest.importorskip("dask")
+    with pytest.raises(ValueError, match=r"n_draws=3000 is not one \(take 2048 or 4096\)") as info:
+        monte_carlo(_base(), n_draws=3000, backend="dask", chunk_draws=1000, catalog_spreads=False)
+    assert "32768" not in str(info.value)
+    with pytest.raises(ValueError, match=r"keep_draws=True needs backend='numpy'"):
+        monte_carlo(_base(), n_draws=1024, backend="dask", keep_draws=True, catalog_spreads=False)
+    with pytest.raises(ValueError, match=r"chunk_draws=2\.5 must be an integer >= 2"):
+        monte_carlo(_base(), n_draws=1024, backend="dask", chunk_draws=2.5, catalog_spreads=False)
+    with pytest.raises(ValueError, match=r"chunk_draws=256 applies only with backend='dask'"):
+        monte_carlo(_base(), n_draws=1024, chunk_draws=256, catalog_spreads=False)
+    assert monte_carlo(_base(), n_draws=1024, backend="dask", keep_draws=False, catalog_spreads=False).draws is None

@@ -324,3 +324,15 @@ def test_scenario_refuses_implausible_values_with_the_entry_points_messages(upda
 def test_sweep_axis_of_text_is_refused():
     with pytest.raises(TypeError, match=r"utilization_frac holds '0\.5' at position 1: not a number \(a string\)"):
         tk.sweep(tk.Scenario(**BASE), utilization_frac=[0.4, "0.5"])
+
+
+def test_a_cached_cost_ratio_under_the_price_rule_is_refused_not_ignored():
+    with pytest.raises(ValueError, match="cached_cost_ratio is only used by cost_split_rule='gpu_time'"):
+        tk.Scenario(**{**BASE, "cached_cost_ratio": 0.5}).evaluate()
+    with pytest.raises(ValueError, match="cached_cost_ratio is only used by cost_split_rule='gpu_time'"):
+        tk.sweep(tk.Scenario(**BASE), cached_cost_ratio=[0.1, 0.5])
+    # the default ratio is not an input the caller gave: the price rule runs; with gpu_time it is used
+    assert len(tk.Scenario(**BASE).evaluate()) == 1
+    gpu = tk.Scenario(**{**BASE, "cost_split_rule": "gpu_time", "prefill_throughput_tok_per_s_per_gpu": 8000.0,
+                         "decode_throughput_tok_per_s_per_gpu": 1000.0, "cached_cost_ratio": 0.5}).evaluate()
+    assert gpu["cached_input_cost_usd_per_mtok"].iloc[0] == pytest.approx(0.5 * gpu["input_cost_usd_per_mtok"].iloc[0])

@@ -106,3 +106,26 @@ def test_sobol_bad_input():
         margin_sobol(SOBOL_BASE, n_base_samples=100)
     with pytest.raises(KeyError, match="unknown margin input"):
         margin_sobol({**SOBOL_BASE, "utilisation": 0.5})
+
+
+@pytest.mark.parametrize("func", [margin_sensitivity, margin_sobol])
+def test_a_range_with_low_above_high_is_refused(func):
+    with pytest.raises(ValueError, match=r"ranges\['utilization_frac'\]=\(0\.8, 0\.4\) has low above high"):
+        func(BASE, ranges={"utilization_frac": (0.8, 0.4)})
+    # low == high fixes the input: its margins equal the base margin
+    r = _row(margin_sensitivity(BASE, ranges={"utilization_frac": (0.5, 0.5)}), "utilization_frac")
+    assert r.gross_margin_frac_at_low == r.gross_margin_frac_at_high == pytest.approx(1 - (2 / 1.8) / 2.5)
+
+
+def test_range_and_base_errors_name_the_entry_and_the_value():
+    with pytest.raises(ValueError, match=r"^ranges\['utilization_frac'\]\[0\]=40\.0 is outside the allowed range "
+                                         r"\(0\.0, 1\.0\]; it looks like a percent") as info:
+        margin_sensitivity(BASE, ranges={"utilization_frac": (40, 80)})
+    assert "position" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^ranges\['license_fee_frac'\]\[1\]=1\.0 is outside the allowed range"):
+        margin_sensitivity(BASE, ranges={"license_fee_frac": (0.0, 1.0)})
+    with pytest.raises(ValueError, match=r"ranges\['output_usd_per_mtok'\]=2\.0 must be a \(low, high\) pair"):
+        margin_sensitivity(BASE, ranges={"output_usd_per_mtok": 2.0})
+    with pytest.raises(ValueError, match=r"^base\['utilization_frac'\]=60\.0 is outside") as info:
+        margin_sobol({**BASE, "utilization_frac": 60})
+    assert "position" not in str(info.value)

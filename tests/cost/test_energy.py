@@ -22,7 +22,7 @@ def test_bad_input_and_overflow():
     with pytest.raises(ValueError, match="percent"):
         tok_per_s_per_mw(1000.0, 1.0, 50)
     with pytest.raises(ValueError, match="not finite"):
-        energy_j_per_token(1e300, 1e-300, 1e-10)
+        energy_j_per_token(30.0, 1e-300, 1e-10)  # a plausible power over an underflowing throughput
 
 
 def test_energy_columns():
@@ -35,3 +35,15 @@ def test_energy_columns():
     assert "energy_j_per_token" not in frame.columns
     with pytest.raises(KeyError, match="missing columns"):
         energy_columns(frame.drop(columns="price_usd_per_mtok"), 1.5)
+
+
+def test_power_in_watts_or_megawatts_is_refused():
+    with pytest.raises(ValueError, match=r"facility_power_kw_per_accelerator=1500\.0 kW is above the plausible "
+                                         r"maximum 30 kW \(a unit slip\? e\.g\. W where kW is meant"):
+        energy_j_per_token(1500.0, 3000.0, 0.5)
+    with pytest.raises(ValueError, match=r"facility_power_kw_per_accelerator=1500\.0 kW .*W where kW"):
+        tok_per_s_per_mw(3000.0, 1500.0, 0.5)
+    with pytest.raises(ValueError, match=r"=0\.0015 kW is below the plausible minimum 0\.01 kW .*MW where kW"):
+        tok_per_s_per_mw(3000.0, np.array([1.5, 0.0015]), 0.5)
+    # the edges pass: 30 kW x 1000 / (3000 tok/s x 0.5) = 20 J/token
+    assert energy_j_per_token(30.0, 3000.0, 0.5) == pytest.approx(20.0)

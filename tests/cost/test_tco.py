@@ -241,3 +241,34 @@ def test_basis_kind_ignores_case_and_the_us_spelling():
     assert tco_basis("Itemized", profile="rental") == tco_basis("itemised", profile="rental") == \
         tk.TcoBasis.itemised("rental")
     assert tco_basis("PUBLISHED", tier="rental") == tk.TcoBasis.published(tier="rental")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("it_power_kw_per_accelerator", 1000.0, r"it_power_kw_per_accelerator=1000\.0 kW is above the plausible "
+                                                r"maximum 20 kW \(a unit slip\? e\.g\. W where kW is meant"),
+        ("electricity_usd_per_kwh", 100.0, r"electricity_usd_per_kwh=100\.0 USD/kWh is above the plausible maximum "
+                                           r"2 USD/kWh \(a unit slip\? e\.g\. a price per MWh"),
+        ("electricity_usd_per_kwh", 0.0001, r"below the plausible minimum 0\.005 USD/kWh .*per Wh"),
+        ("colocation_usd_per_kw_month", 146_000.0, r"colocation_usd_per_kw_month=146000\.0 .*per MW-month"),
+    ],
+)
+def test_itemised_kernel_refuses_unit_slips(field, value, match):
+    inputs = {"capex_usd_per_accelerator": 43_800.0, "economic_life_years": 4, "cost_of_capital_frac": 0.0,
+              "it_power_kw_per_accelerator": 1.0, "pue": 1.2, "electricity_usd_per_kwh": 0.1,
+              "colocation_usd_per_kw_month": 146.0}
+    with pytest.raises(ValueError, match=match):
+        itemised_tco_usd_per_gpu_hour(**{**inputs, field: value})
+
+
+def test_itemised_kernel_allows_zero_power_and_rates():
+    # no IT power, free electricity and no colocation leave the capex items: 43,800 / 4 / 8760 = 1.25
+    b = itemised_tco_usd_per_gpu_hour(43_800.0, 4, 0.0, 0.0, 1.2, 0.0, 0.0)
+    assert b["power"] == 0.0
+    assert b["colocation"] == 0.0
+    assert b["total"] == pytest.approx(1.25)
+    with pytest.raises(ValueError, match=r"it_power_kw_per_accelerator=1000\.0 kW"):
+        tk.tco("gb200", it_power_kw_per_accelerator=1000.0)  # a W figure as an override
+    with pytest.raises(ValueError, match=r"facility_power_kw_per_accelerator=1800\.0 kW .*W where kW"):
+        tk.tco("gb200", facility_power_kw_per_accelerator=1800.0)

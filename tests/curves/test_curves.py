@@ -276,3 +276,43 @@ def test_unknown_model_is_a_key_error_with_close_matches_like_an_unknown_system(
     bare = sorted(set(tk.model_table().index) - set(_load()["model_id"]))
     with pytest.raises(ValueError, match="no bundled curve points"):
         curves(model=bare[0])
+
+
+def test_curve_keeps_dataarray_labels_and_dask_laziness() -> None:
+    xr = pytest.importorskip("xarray")
+    da = pytest.importorskip("dask.array")
+    c = ThroughputCurve(KX, KY)
+    x = xr.DataArray([10.0, 100.0], dims="target", coords={"target": ["slow", "fast"]})
+    y = c.throughput_at(x)
+    assert isinstance(y, xr.DataArray)
+    assert y.dims == ("target",)
+    assert list(y["target"].values) == ["slow", "fast"]
+    assert y.sel(target="fast").item() == 300.0  # a knot returns the knot
+    back = c.interactivity_at(xr.DataArray([4000.0, 1500.0], dims="target"))
+    assert isinstance(back, xr.DataArray)
+    np.testing.assert_allclose(back.values, [10.0, 40.0], rtol=1e-9)
+    lazy = c.throughput_at(da.from_array(np.array([10.0, 40.0, 500.0]), chunks=1))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(), [4000.0, 1500.0, np.nan])
+    assert isinstance(c.throughput_at(x.chunk(1)).data, da.Array)
+    # checks run when computed
+    bad = c.throughput_at(da.from_array(np.array([10.0, -1.0]), chunks=1))
+    with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user=-1\.0"):
+        bad.compute()
+
+
+def test_out_of_range_message_prints_plain_numbers() -> None:
+    c = ThroughputCurve(KX, KY)
+    with pytest.raises(ValueError, match=r"^interactivity_tok_per_s_per_user=500\.0 is above the highest measured "
+                                         r"value 100\.0 of this curve \(measured range \[10\.0, 100\.0\]\)") as info:
+        c.throughput_at(np.array([500.0]), extrapolate="raise")
+    assert "np.float64" not in str(info.value)
+
+
+def test_cost_curve_keeps_the_series_index_of_the_targets_kept() -> None:
+    c = ThroughputCurve(KX, KY)
+    targets = pd.Series([10.0, 100.0, 500.0], index=["slow", "fast", "too-fast"])
+    table = cost_curve(c, 2.0, 0.5, interactivity_tok_per_s_per_user=targets)
+    assert list(table.index) == ["slow", "fast"]  # 500 is above the curve: dropped with its label
+    # $2/GPU-h / (300 tok/s * 3600 s/h * 0.5) * 1e6
+    assert table.loc["fast", "total_usd_per_mtok"] == pytest.approx(2 / (300 * 1800) * 1e6)

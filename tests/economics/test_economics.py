@@ -97,19 +97,11 @@ def test_inferencex_convention_is_not_additive():
 @pytest.mark.parametrize("rule", ["gpu_time", "price"])
 def test_split_adds_up_to_total(rule):
     s_in, h = 0.8, 0.25
-    split = cost_split_per_mtok(
-        2.0,
-        1000.0,
-        0.6,
-        s_in,
-        h,
-        rule=rule,
-        prefill_throughput_tok_per_s_per_gpu=12_000.0,
-        decode_throughput_tok_per_s_per_gpu=900.0,
-        input_usd_per_mtok=0.6,
-        cached_input_usd_per_mtok=0.15,
-        output_usd_per_mtok=2.2,
-    )
+    inputs = {
+        "gpu_time": {"prefill_throughput_tok_per_s_per_gpu": 12_000.0, "decode_throughput_tok_per_s_per_gpu": 900.0},
+        "price": {"input_usd_per_mtok": 0.6, "cached_input_usd_per_mtok": 0.15, "output_usd_per_mtok": 2.2},
+    }[rule]
+    split = cost_split_per_mtok(2.0, 1000.0, 0.6, s_in, h, rule=rule, **inputs)
     total = cost_per_mtok(2.0, 1000.0, 0.6)
     assert split.total_usd_per_mtok == pytest.approx(total)
     parts = (
@@ -306,12 +298,13 @@ def test_public_names_exported():
 
 
 def test_finite_result_guard_names_the_fields():
-    with pytest.raises(ValueError, match=r"cost_usd_per_mtok is not finite.*cost_usd_per_gpu_hour=1e\+300"):
-        tk.cost_per_mtok(1e300, 1e-300, 1e-300)
+    # plausible costs and prices, but throughput x utilization underflows (or overflows)
+    with pytest.raises(ValueError, match=r"cost_usd_per_mtok is not finite.*cost_usd_per_gpu_hour=100"):
+        tk.cost_per_mtok(100.0, 1e-300, 1e-300)
     with pytest.raises(ValueError, match="gross_margin_frac is not finite"):
-        gross_margin_frac(1e-300, 1e-300, 1e-300, 1e300)
+        gross_margin_frac(1.0, 1e-300, 1e-300, 100.0)
     with pytest.raises(ValueError, match="position 1"):
-        profit_usd_per_gpu_hour(np.array([2.0, 1e300]), np.array([1000.0, 1e300]), 1.0, 2.0)
+        profit_usd_per_gpu_hour(np.array([2.0, 1000.0]), np.array([1000.0, 1e308]), 1.0, 2.0)
 
 
 def test_dask_input_stays_lazy_and_matches_numpy():
@@ -411,3 +404,132 @@ def test_dask_array_of_booleans_is_refused_by_its_dtype_before_compute():
     da = pytest.importorskip("dask.array")
     with pytest.raises(TypeError, match=r"throughput_tok_per_s_per_gpu has dtype bool \(booleans, not numbers\)"):
         cost_per_mtok(2.0, da.from_array(np.array([True, False]), chunks=1), 0.5)
+
+
+# --- plausible ranges: the unit slips the entry points refuse ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        # a price per token (2.19e-6) where per Mtok (2.19) is meant
+        (lambda: gross_margin_frac(2.19e-6, 1000.0, 0.5, 2.0, 0.3),
+         r"price_usd_per_mtok=2\.19e-06 USD/Mtok .*per-token"),
+        (lambda: blended_price_usd_per_mtok(5.5e-7, 2.19e-6, 0.9), r"input_usd_per_mtok=5\.5e-07 USD/Mtok .*per-token"),
+        (lambda: revenue_usd_per_gpu_hour(1000.0, 0.5, 2e-6), r"price_usd_per_mtok=2e-06 USD/Mtok .*per-token"),
+        (lambda: breakeven_utilization_frac(2e-6, 1000.0, 2.0), r"price_usd_per_mtok=2e-06"),
+        (lambda: cost_split_per_mtok(2.0, 1000.0, 0.5, 0.5, rule="price", input_usd_per_mtok=0.5,
+                                     output_usd_per_mtok=2e-6), r"output_usd_per_mtok=2e-06"),
+        (lambda: profit_usd_per_gpu_hour(2.0, 1000.0, 0.5, 2.0, 0.0, 1e-7), r"license_usd_per_mtok=1e-07 USD/Mtok"),
+        # a cost per GPU-year (30,000) or per rack-hour (250) where per GPU-hour is meant
+        (lambda: cost_per_mtok(30000.0, 1000.0, 0.6), r"cost_usd_per_gpu_hour=30000 .*\[0, 100\].*8760 hours"),
+        (lambda: breakeven_price_usd_per_mtok(1000.0, 0.5, 250.0, 0.3), r"cost_usd_per_gpu_hour=250 .*per-rack"),
+        (lambda: gross_margin_frac(2.0, 1000.0, 0.5, 2.0, 0.0, 0.0, 500.0), r"license_usd_per_gpu_hour=500 .*per-rack"),
+        (lambda: LicenseFee(usd_per_gpu_hour=500.0), r"usd_per_gpu_hour=500"),
+        (lambda: LicenseFee(usd_per_mtok=1e-7), r"usd_per_mtok=1e-07"),
+        # a facility power in W (1800) where kW is meant
+        (lambda: profit_usd_per_mw_year(2.0, 1000.0, 0.5, 2.0, 1800.0), r"facility_power_kw_per_accelerator=1800\.0 "
+                                                                         r"kW .*W where kW is meant"),
+    ],
+)
+def test_kernels_refuse_the_unit_slips_the_entry_points_refuse(call, match):
+    with pytest.raises((ValueError, pydantic.ValidationError), match=match):
+        call()
+
+
+def test_plausible_range_edges_still_pass_with_the_same_numbers():
+    # cost at the maximum: 100 / (1000 x 3600 x 1 / 1e6) = 27.78 USD/Mtok; a zero cost is still allowed
+    assert cost_per_mtok(100.0, 1000.0, 1.0) == pytest.approx(100.0 / 3.6)
+    assert cost_per_mtok(0.0, 1000.0, 1.0) == 0.0
+    # free list prices are allowed: half input at 0, half output at 2 -> 1.0 USD/Mtok
+    assert blended_price_usd_per_mtok(0.0, 2.0, 0.5) == pytest.approx(1.0)
+    assert revenue_usd_per_gpu_hour(1000.0, 0.5, 0.0) == 0.0
+    # the cheapest blended price (0.0001 USD/Mtok) and the fixed fee at 100 USD/GPU-hour
+    # margin = 1 - (100 + 2) / (1.8 Mtok x 1 USD/Mtok) = -55.67
+    assert gross_margin_frac(1.0, 1000.0, 0.5, 2.0, 0.0, 0.0, 100.0) == pytest.approx(1.0 - 102.0 / 1.8)
+    assert revenue_usd_per_gpu_hour(1000.0, 0.5, 1e-4) == pytest.approx(1.8e-4)
+
+
+def test_kernels_refuse_slips_element_wise_in_arrays():
+    with pytest.raises(ValueError, match=r"cost_usd_per_gpu_hour=30000 at position 1 \(1 of 2 bad\)"):
+        cost_per_mtok(np.array([2.0, 30000.0]), 1000.0, 0.6)
+    with pytest.raises(ValueError, match=r"input_usd_per_mtok=5\.5e-07"):
+        blended_price_usd_per_mtok(pd.Series([0.55, 5.5e-7], index=["a", "b"]), 2.19, 0.9)
+
+
+def test_cached_price_above_the_input_price_is_refused():
+    match = r"cached_input_usd_per_mtok=1 is above input_usd_per_mtok=0\.55: a cached \(prefix-hit\) input token"
+    with pytest.raises(ValueError, match=match):
+        blended_price_usd_per_mtok(0.55, 2.19, 0.9, 0.5, 1.0)
+    with pytest.raises(ValueError, match=r"above input_usd_per_mtok=0\.55 at position 1 \(1 of 2 bad\)"):
+        blended_price_usd_per_mtok(np.array([0.55, 0.55]), 2.19, 0.9, 0.5, np.array([0.1, 1.0]))
+    with pytest.raises(ValueError, match=r"cached_input_usd_per_mtok=0\.1 is above input_usd_per_mtok=0\.05 at "
+                                         r"position 1"):
+        blended_price_usd_per_mtok(np.array([0.55, 0.05]), 2.19, 0.9, 0.5, 0.1)  # one cached price, two input
+    with pytest.raises(ValueError, match="priced at most as an uncached one"):
+        cost_split_per_mtok(2.0, 1000.0, 0.5, 0.9, 0.5, rule="price", input_usd_per_mtok=0.55,
+                            cached_input_usd_per_mtok=1.0, output_usd_per_mtok=2.19)
+    # equal prices are allowed: 0.9 x 0.55 + 0.1 x 2.19 = 0.714
+    assert blended_price_usd_per_mtok(0.55, 2.19, 0.9, 0.5, 0.55) == pytest.approx(0.714)
+
+
+def test_inferencex_parts_above_the_total_are_refused():
+    with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu \+ output_throughput_tok_per_s_per_gpu="
+                                         r"100 tok/s/GPU is above throughput_tok_per_s_per_gpu=55\.6"):
+        inferencex_cost_per_mtok(1.48, 55.6, 50.0, 50.0)
+    with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu=60 .* above .*=55\.6"):
+        inferencex_cost_per_mtok(1.48, 55.6, 60.0)
+    with pytest.raises(ValueError, match=r"at position 1 \(1 of 2 bad\)"):
+        inferencex_cost_per_mtok(1.48, np.array([55.6, 55.6]), np.array([27.8, 40.0]), 27.8)
+    # parts adding up to the total pass; the Series index is kept. 1.48 / (27.8 x 0.0036) = 14.79
+    c = inferencex_cost_per_mtok(1.48, pd.Series([55.6], index=["mi355x"]), 27.8, 27.8)
+    assert list(c.output_usd_per_mtok.index) == ["mi355x"]
+    assert c.output_usd_per_mtok.iloc[0] == pytest.approx(1.48 / (27.8 * 0.0036))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rule": "price", "input_usd_per_mtok": 0.55, "output_usd_per_mtok": 2.19,
+          "prefill_throughput_tok_per_s_per_gpu": 8000.0},
+         r"prefill_throughput_tok_per_s_per_gpu is only used by rule='gpu_time'; rule='price' ignores it"),
+        ({"rule": "gpu_time", "prefill_throughput_tok_per_s_per_gpu": 8000.0,
+          "decode_throughput_tok_per_s_per_gpu": 1000.0, "input_usd_per_mtok": 0.55},
+         r"input_usd_per_mtok is only used by rule='price'; rule='gpu_time' ignores it"),
+        ({"rule": "price", "input_usd_per_mtok": 0.55, "output_usd_per_mtok": 2.19,
+          "cached_input_usd_per_mtok": 0.1, "cached_cost_ratio": 0.5},
+         r"cached_cost_ratio is not used by rule='price' when cached_input_usd_per_mtok is given"),
+    ],
+)
+def test_split_refuses_the_inputs_of_the_other_rule(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        cost_split_per_mtok(2.0, 1000.0, 0.6, 0.9, **kwargs)
+
+
+def test_price_split_uses_the_cached_cost_ratio_without_a_cached_price():
+    # weights 1 (input), 0.5 (cached = ratio x input), 4 (output); s_in = 0.5, h = 0.5:
+    # W = 0.25 x 1 + 0.25 x 0.5 + 0.5 x 4 = 2.375; total 2 / 1.8 = 1.1111 -> input 1.1111 / 2.375
+    s = cost_split_per_mtok(2.0, 1000.0, 0.5, 0.5, 0.5, rule="price", input_usd_per_mtok=1.0,
+                            output_usd_per_mtok=4.0, cached_cost_ratio=0.5)
+    total = 2.0 / 1.8
+    assert s.input_usd_per_mtok == pytest.approx(total / 2.375)
+    assert s.cached_input_usd_per_mtok == pytest.approx(0.5 * total / 2.375)
+
+
+def test_dask_errors_report_the_position_in_the_whole_array():
+    da = pytest.importorskip("dask.array")
+    util = da.from_array(np.array([0.6, 60.0]), chunks=1)
+    out = cost_per_mtok(2.0, 1000.0, util)  # still lazy
+    assert isinstance(out, da.Array)
+    with pytest.raises(ValueError, match=r"utilization_frac=60\.0 at position 1 of 2 \(1 of 1 bad in its chunk\)"):
+        out.compute()
+    grid = da.from_array(np.array([[0.6, 0.5], [0.7, 60.0]]), chunks=1)
+    with pytest.raises(ValueError, match=r"at position 3 of 4 "):
+        cost_per_mtok(2.0, 1000.0, grid).compute()
+    t = da.from_array(np.array([1000.0, 1.0, 1000.0]), chunks=1)
+    with pytest.raises(ValueError, match=r"no utilization in \(0, 1\] reaches the target margin at position 1 of 3"):
+        breakeven_utilization_frac(2.0, t, 2.0).compute()
+    cached = da.from_array(np.array([0.1, 0.6]), chunks=1)
+    with pytest.raises(ValueError, match=r"cached_input_usd_per_mtok=0\.6 is above input_usd_per_mtok=0\.5 at "
+                                         r"position 1 of 2"):
+        blended_price_usd_per_mtok(0.5, 2.0, 0.5, 0.5, cached).compute()

@@ -68,3 +68,12 @@ def test_price_without_cached_rate_is_refused() -> None:
                                 decode_throughput_tok_per_s_per_gpu=200.0)
     with pytest.raises(ValueError, match="cached_input_usd_per_mtok"):
         class_margins_from_price(split, tk.price("kimi-k2.7", "Fireworks"))
+
+
+def test_a_price_per_token_is_refused() -> None:
+    # 0.42e-6 is DeepSeek V3.2's output price per token, not per Mtok
+    with pytest.raises(ValueError, match=r"output_usd_per_mtok=4\.2e-07 USD/Mtok is below the plausible minimum"):
+        class_margins(0.10, 0.01, 0.80, 0.28, 0.028, 0.42e-6)
+    m = class_margins(0.10, 0.01, 0.80, 0.28, 0.028, 0.42)
+    with pytest.raises(ValueError, match=r"input_usd_per_mtok=2\.8e-07"):
+        blended_margin_frac(m, 0.28e-6, 0.028, 0.42, 0.9)

@@ -107,8 +107,8 @@ fractions = _floats(0.0, 1.0)
 """Any fraction in [0, 1] (input share, cache hit, cached-cost ratio)."""
 license_fees = _floats(0.0, 0.95)
 """License fee as a fraction of revenue."""
-royalties = _floats(0.0, 1.0)
-"""Royalty fraction of the license."""
+royalties = st.just(0.0) | _floats(1e-4, 1.0)
+"""License royalty per Mtok [USD/Mtok]: none, or in the plausible range of an amount per Mtok."""
 fixed_fees = _floats(0.0, 2.0)
 """Fixed license fee [USD/GPU-hour]."""
 target_margins = _floats(-1.0, 0.9)
@@ -117,8 +117,8 @@ scale_factors = _floats(0.1, 10.0)
 """Multiplicative factor for homogeneity tests."""
 pues = _floats(1.0, 3.0)
 """Power usage effectiveness, in [1, 3]."""
-electricity_prices = _floats(0.0, 2.0)
-"""Electricity price [USD/kWh]."""
+electricity_prices = st.just(0.0) | _floats(0.005, 2.0)
+"""Electricity price [USD/kWh]: free, or in the TCO profile vocabulary's plausible range."""
 capexes = _floats(0.0, 2e6)
 """Capex per accelerator [USD]."""
 capital_rates = _floats(0.0, 0.5)
@@ -139,10 +139,10 @@ def tco_inputs(draw: Any) -> dict[str, float]:
         "capex_usd_per_accelerator": draw(capexes),
         "economic_life_years": draw(lives_years),
         "cost_of_capital_frac": draw(capital_rates),
-        "it_power_kw_per_accelerator": draw(_floats(0.0, 20.0)),
+        "it_power_kw_per_accelerator": draw(st.just(0.0) | _floats(0.01, 20.0)),
         "pue": draw(pues),
         "electricity_usd_per_kwh": draw(electricity_prices),
-        "colocation_usd_per_kw_month": draw(_floats(0.0, 5000.0)),
+        "colocation_usd_per_kw_month": draw(st.just(0.0) | _floats(1.0, 5000.0)),
         "maintenance_frac_per_year": draw(_floats(0.0, 0.2)),
         "other_opex_frac_per_year": draw(_floats(0.0, 0.2)),
         "residual_value_frac": draw(fractions),

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from tests.properties import strategies as strat
 from tokenomics.cost.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 from tokenomics.economics import (
+    MAX_USD_PER_GPU_HOUR,
     MIN_RELATIVE_MIX_WEIGHT,
     breakeven_cost_usd_per_gpu_hour,
     breakeven_license_fee_frac,
@@ -36,6 +37,7 @@ SETTINGS = settings(max_examples=strat.examples(150), deadline=None)
 @SETTINGS
 @given(cost, tput, util, factor)
 def test_cost_homogeneous_in_dollars_per_hour(k, t, u, a):
+    a = min(a, 0.999 * MAX_USD_PER_GPU_HOUR / k)  # the scaled cost stays a plausible cost per GPU-hour
     assert cost_per_mtok(a * k, t, u) == pytest.approx(a * cost_per_mtok(k, t, u), rel=1e-12)
 
 
@@ -64,11 +66,9 @@ def test_cost_inverse_in_throughput_and_utilization(k, t, u, a):
 def test_split_sums_to_total(k, t, u, s_in, h, pre, dec, ratio, p_in, p_out, rule):
     kwargs = {
         "rule": rule,
-        "prefill_throughput_tok_per_s_per_gpu": pre,
-        "decode_throughput_tok_per_s_per_gpu": dec,
         "cached_cost_ratio": ratio,
-        "input_usd_per_mtok": p_in,
-        "output_usd_per_mtok": p_out,
+        **({"prefill_throughput_tok_per_s_per_gpu": pre, "decode_throughput_tok_per_s_per_gpu": dec}
+           if rule == "gpu_time" else {"input_usd_per_mtok": p_in, "output_usd_per_mtok": p_out}),
     }
     # class weights of the rule; the split is refused when the classes present in the mix weigh
     # at most MIN_RELATIVE_MIX_WEIGHT of the largest class (e.g. all cached, ratio ~ 1e-12)
@@ -132,7 +132,7 @@ def test_breakeven_utilization_plugged_back(p, t, k, f, rho, fx, m):
 @given(tput, util, cost, frac, royalty, fixed, target)
 def test_breakeven_price_plugged_back(t, u, k, f, rho, fx, m):
     p = breakeven_price_usd_per_mtok(t, u, k, f, rho, fx, m, on_infeasible="nan")
-    assume(not np.isnan(p))
+    assume(not np.isnan(p) and 1e-4 <= p <= 1000.0)  # a price the margin accepts
     assert gross_margin_frac(p, t, u, k, f, rho, fx) == pytest.approx(m, abs=1e-7)
 
 
@@ -148,7 +148,7 @@ def test_breakeven_license_plugged_back(p, t, u, k, rho, fx, m):
 @given(price, tput, util, frac, royalty, fixed, target)
 def test_breakeven_cost_plugged_back(p, t, u, f, rho, fx, m):
     k = breakeven_cost_usd_per_gpu_hour(p, t, u, f, rho, fx, m, on_infeasible="nan")
-    assume(not np.isnan(k))
+    assume(not np.isnan(k) and k <= MAX_USD_PER_GPU_HOUR)  # a cost the margin accepts
     assert gross_margin_frac(p, t, u, k, f, rho, fx) == pytest.approx(m, abs=1e-7)
     assert profit_usd_per_gpu_hour(p, t, u, k, f, rho, fx) == pytest.approx(
         m * p * t * u * 3600 / 1e6, abs=1e-7 * max(1.0, k)
@@ -186,11 +186,9 @@ def test_split_all_cached_tiny_weight_is_refused_or_bounded(ratio, rule):
     # regression: ratio=7.3e-12 on an all-cached mix once slipped between the kernel and the test
     kwargs = {
         "rule": rule,
-        "prefill_throughput_tok_per_s_per_gpu": 1000.0,
-        "decode_throughput_tok_per_s_per_gpu": 100.0,
         "cached_cost_ratio": ratio,
-        "input_usd_per_mtok": 1.0,
-        "output_usd_per_mtok": 4.0,
+        **({"prefill_throughput_tok_per_s_per_gpu": 1000.0, "decode_throughput_tok_per_s_per_gpu": 100.0}
+           if rule == "gpu_time" else {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 4.0}),
     }
     bound = MIN_RELATIVE_MIX_WEIGHT * (4.0 if rule == "price" else 10.0)  # w_c / max(w) by hand
     assume(abs(ratio / bound - 1) > 1e-6)

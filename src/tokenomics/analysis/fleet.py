@@ -235,14 +235,15 @@ def fleet_per_day(
     Returns
     -------
     pandas.DataFrame
-        One row per broadcast input: the :data:`FLEET_COLUMNS`.
+        One row per broadcast input: the :data:`FLEET_COLUMNS`; indexed like the pandas
+        Series inputs where there are any.
 
     Raises
     ------
     ValueError
         Negative tokens, cached above input, zero tokens (no fleet to state), invalid or
         implausible throughput, utilization, GPU-hour cost, prices ($/token for $/Mtok) or
-        license terms; booleans or strings for numbers.
+        license terms; booleans or strings for numbers; Series inputs with different indexes.
 
     Examples
     --------
@@ -253,6 +254,15 @@ def fleet_per_day(
     >>> round(float(f["accelerators_needed"].iloc[0]), 2), int(f["accelerators"].iloc[0])
     (9.65, 10)
     """
+    index = _series_index(
+        input_tokens_per_day=input_tokens_per_day, cached_input_tokens_per_day=cached_input_tokens_per_day,
+        output_tokens_per_day=output_tokens_per_day, throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu,
+        utilization_frac=utilization_frac, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
+        input_usd_per_mtok=input_usd_per_mtok, output_usd_per_mtok=output_usd_per_mtok,
+        cached_input_usd_per_mtok=cached_input_usd_per_mtok, license_fee_frac=license_fee_frac,
+        license_usd_per_mtok=license_usd_per_mtok, license_usd_per_gpu_hour=license_usd_per_gpu_hour,
+        facility_power_kw_per_accelerator=facility_power_kw_per_accelerator,
+    )
     i, c, o = _tokens(input_tokens_per_day, cached_input_tokens_per_day, output_tokens_per_day)
     check_throughput_plausible("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
@@ -279,11 +289,12 @@ def fleet_per_day(
         "" if n == w else f"{n:.4g} accelerators needed at utilization {uu:.3g}; {w:.0f} paid (busy {n * uu / w:.3g})"
         for n, w, uu in zip(needed, whole, u, strict=True)
     ]
-    return _money(
+    out = _money(
         frame, total, i, c, whole, HOURS_PER_DAY, cost_usd_per_gpu_hour, input_usd_per_mtok, output_usd_per_mtok,
         cached_input_usd_per_mtok, license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour,
         facility_power_kw_per_accelerator,
     )
+    return _indexed(out, index)
 
 
 def serving_day(
@@ -340,8 +351,9 @@ def serving_day(
     Returns
     -------
     pandas.DataFrame
-        One row per broadcast input with the :data:`FLEET_COLUMNS`; ``accelerators`` is the
-        (average) paid fleet ``nodes * accelerators_per_node``.
+        One row per broadcast input with the :data:`FLEET_COLUMNS`, indexed like the pandas
+        Series inputs where there are any; ``accelerators`` is the (average) paid fleet
+        ``nodes * accelerators_per_node``.
 
     Raises
     ------
@@ -350,7 +362,8 @@ def serving_day(
         at all), a GPU-hour cost above the plausible maximum, prices below the plausible minimum
         ($/token for $/Mtok) or license terms; booleans or strings for numbers; an
         implied ``(input + output) / (accelerators x hours x 3600)`` outside the vocabulary's
-        plausible throughput per GPU (tokens off by a factor, e.g. billions given as thousands).
+        plausible throughput per GPU (tokens off by a factor, e.g. billions given as thousands);
+        Series inputs with different indexes.
 
     Examples
     --------
@@ -368,6 +381,14 @@ def serving_day(
        open-infra-index, 2025-03-01,
        https://github.com/deepseek-ai/open-infra-index/blob/main/202502OpenSourceWeek/day_6_one_more_thing_deepseekV3R1_inference_system_overview.md
     """
+    index = _series_index(
+        nodes=nodes, accelerators_per_node=accelerators_per_node, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
+        input_tokens=input_tokens, cached_input_tokens=cached_input_tokens, output_tokens=output_tokens,
+        input_usd_per_mtok=input_usd_per_mtok, output_usd_per_mtok=output_usd_per_mtok,
+        cached_input_usd_per_mtok=cached_input_usd_per_mtok, license_fee_frac=license_fee_frac,
+        license_usd_per_mtok=license_usd_per_mtok, license_usd_per_gpu_hour=license_usd_per_gpu_hour,
+        facility_power_kw_per_accelerator=facility_power_kw_per_accelerator,
+    )
     i, c, o = _tokens(input_tokens, cached_input_tokens, output_tokens)
     check_positive("nodes", nodes)
     _check_accelerators_per_node(accelerators_per_node)
@@ -400,7 +421,29 @@ def serving_day(
         for col in ("gpu_hours_per_day", "cost_usd_per_day", "revenue_usd_per_day", "license_usd_per_day",
                     "profit_usd_per_day"):
             out[col] = out[col] * (HOURS_PER_DAY / hours)
-    return out
+    return _indexed(out, index)
+
+
+def _series_index(**inputs: Any) -> pd.Index | None:
+    """Return the index shared by the pandas Series among ``inputs`` (None without any); ValueError if they differ."""
+    index: pd.Index | None = None
+    first = ""
+    for name, value in inputs.items():
+        if not isinstance(value, pd.Series):
+            continue
+        if index is None:
+            index, first = value.index, name
+        elif not value.index.equals(index):
+            raise ValueError(f"pandas Series inputs {first} and {name} have different indexes; align them first "
+                             "(e.g. with Series.reindex)")
+    return index
+
+
+def _indexed(frame: pd.DataFrame, index: pd.Index | None) -> pd.DataFrame:
+    """Index the frame like the Series inputs (one row per element); else return it as built."""
+    if index is not None and len(index) == len(frame):
+        frame.index = index
+    return frame
 
 
 def _check_implied_throughput(throughput: np.ndarray) -> None:

@@ -1,8 +1,10 @@
 """N-d sweeps as an xarray Dataset: every input an axis, every economics kernel a variable.
 
 Each input is a number (fixed), a sequence (a new dimension named after the input), a mapping
-``label -> value`` (a labelled dimension, e.g. systems), or an :class:`xarray.DataArray` with its
-own dims (several inputs may share a dim, e.g. cost and throughput per ``hardware_id``). The
+``label -> value`` or a :class:`pandas.Series` (a labelled dimension, e.g. systems: a Series is
+labelled by its index and its dimension named after the index, or after the input where the
+index has no name), or an :class:`xarray.DataArray` with its own dims (several inputs may share
+a dim, e.g. cost and throughput per ``hardware_id``, as do Series whose indexes share a name). The
 kernels of :mod:`tokenomics.economics` broadcast the axes by name; with ``chunks`` the arrays are
 dask-backed and the Dataset stays lazy until computed.
 """
@@ -13,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from tokenomics._validate import check_numeric
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.economics import (
     breakeven_utilization_frac,
@@ -44,6 +48,12 @@ def _axis(name: str, value: Any, chunks: int | None) -> Any:
 
     if isinstance(value, xr.DataArray):
         arr = value
+    elif isinstance(value, pd.Series):
+        if isinstance(value.index, pd.MultiIndex):
+            raise ValueError(f"{name}: a Series with a MultiIndex spans several dimensions; give a DataArray")
+        dim = str(value.index.name) if value.index.name is not None else name
+        check_numeric(name, value)
+        arr = xr.DataArray(value.to_numpy(dtype=float, na_value=np.nan), dims=dim, coords={dim: value.index})
     elif isinstance(value, Mapping):
         arr = xr.DataArray(np.asarray(list(value.values()), dtype=float), dims=name,
                            coords={name: [str(k) for k in value]})
@@ -71,17 +81,17 @@ def economics_grid(
 
     Parameters
     ----------
-    cost_usd_per_gpu_hour : number, sequence, mapping or DataArray
+    cost_usd_per_gpu_hour : number, sequence, mapping, Series or DataArray
         TCO per accelerator-hour, > 0 [USD/GPU-hour].
-    throughput_tok_per_s_per_gpu : number, sequence, mapping or DataArray
+    throughput_tok_per_s_per_gpu : number, sequence, mapping, Series or DataArray
         Tokens per second per accelerator while busy, > 0 [tok/s/GPU].
-    utilization_frac : number, sequence, mapping or DataArray
+    utilization_frac : number, sequence, mapping, Series or DataArray
         Busy fraction of paid hours, in (0, 1].
-    price_usd_per_mtok : number, sequence, mapping or DataArray
+    price_usd_per_mtok : number, sequence, mapping, Series or DataArray
         Blended price, > 0 [USD/Mtok].
-    license_fee_frac : number, sequence, mapping or DataArray, default 0
+    license_fee_frac : number, sequence, mapping, Series or DataArray, default 0
         Revenue share, in [0, 1).
-    facility_power_kw_per_accelerator : number, sequence, mapping or DataArray, optional
+    facility_power_kw_per_accelerator : number, sequence, mapping, Series or DataArray, optional
         Facility power per accelerator (IT x PUE), > 0 [kW]: fills the energy variables
         (all NaN without it).
     chunks : int, optional
@@ -95,7 +105,8 @@ def economics_grid(
     Raises
     ------
     ValueError
-        Invalid values (for lazy grids: when computed), or a multi-dimensional plain array.
+        Invalid values (for lazy grids: when computed), a multi-dimensional plain array, a
+        Series with a MultiIndex, or two inputs sharing a dimension with different labels.
 
     Examples
     --------
@@ -112,6 +123,11 @@ def economics_grid(
     u = _axis("utilization_frac", utilization_frac, chunks)
     p = _axis("price_usd_per_mtok", price_usd_per_mtok, chunks)
     f = _axis("license_fee_frac", license_fee_frac, chunks)
+    kw = None
+    if facility_power_kw_per_accelerator is not None:
+        kw = _axis("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, chunks)
+    _check_shared_dims({"cost_usd_per_gpu_hour": k, "throughput_tok_per_s_per_gpu": t, "utilization_frac": u,
+                        "price_usd_per_mtok": p, "license_fee_frac": f, "facility_power_kw_per_accelerator": kw})
     if not any(isinstance(v, xr.DataArray) for v in (k, t, u, p, f)):
         k = xr.DataArray(k)
     data = {
@@ -123,8 +139,7 @@ def economics_grid(
         "breakeven_utilization_frac": breakeven_utilization_frac(p, t, k, f, on_infeasible="nan"),
     }
     axes = [k, t, u, p, f]
-    if facility_power_kw_per_accelerator is not None:
-        kw = _axis("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, chunks)
+    if kw is not None:
         axes.append(kw)
         data["energy_j_per_token"] = energy_j_per_token(kw, t, u)
         data["tok_per_s_per_mw"] = tok_per_s_per_mw(t, kw, u)
@@ -139,6 +154,34 @@ def economics_grid(
     for name, text in GRID_VARIABLES.items():
         ds[name].attrs["description"] = text
     return ds
+
+
+def _check_shared_dims(axes: Mapping[str, Any]) -> None:
+    """Raise if two inputs share a dimension with different labels (no silent alignment)."""
+    import xarray as xr  # heavy optional import: only for labelled grids
+
+    seen: dict[str, tuple[str, Any]] = {}
+    for name, arr in axes.items():
+        if not isinstance(arr, xr.DataArray):
+            continue
+        for dim in arr.dims:
+            labels = arr.indexes.get(dim)
+            if labels is None:
+                continue
+            first = seen.setdefault(str(dim), (name, labels))
+            if not _same_labels(first[1], labels):
+                raise ValueError(f"{first[0]} and {name} share the dimension {dim!r} with different labels "
+                                 f"([{_shown(first[1])}] and [{_shown(labels)}]); align them first (e.g. reindex)")
+
+
+def _same_labels(a: Any, b: Any) -> bool:
+    """Whether two indexes hold the same labels (in any order: xarray aligns them by label)."""
+    return bool(a.equals(b) or (a.is_unique and b.is_unique and len(a) == len(b) and set(a) == set(b)))
+
+
+def _shown(labels: Any, most: int = 6) -> str:
+    head = ", ".join(repr(v) for v in list(labels)[:most])
+    return head + (", ..." if len(labels) > most else "")
 
 
 def _any_xr(*values: Any) -> bool:

@@ -118,6 +118,8 @@ Method = Literal["auto", "sobol", "lhs", "random"]
 _QUANTILES = (0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95)
 _BAND_COVERAGE = 0.8  # the projection band is p10-p90
 _QMC_MAX_DRAWS = 2**16  # "auto" uses pseudo-random numbers beyond: QMC's gain is small there, its cost not
+_DEFAULT_INTERACTIVITY = 50.0  # tok/s/user evaluated when base is a model name
+_DEFAULT_CHUNK_DRAWS = 2**18  # draws per dask chunk
 _UNIT_CAPEX = np.array([[1.0], [0.0]])
 _UNIT_KW = np.array([[0.0], [1.0]])
 _WORKERS = max(1, min(4, os.cpu_count() or 1))  # threads of an in-memory run
@@ -746,17 +748,17 @@ def _run_dask(problem: MonteCarloProblem, n: int, method: str, seed: int | None,
     method = "sobol" if method == "auto" else _method(method, n)
     if method == "lhs":
         raise ValueError("method='lhs' cannot be chunked; use 'sobol' or 'random' with backend='dask'")
-    if chunk < 2:
-        raise ValueError(f"chunk_draws={chunk!r} must be >= 2")
+    if method == "sobol" and n & (n - 1):
+        # the chunks are consecutive runs of one sequence: only the total count governs the balance
+        lower = 1 << (n.bit_length() - 1)
+        raise ValueError(
+            f"Sobol' points are balanced only in powers of two: n_draws={n} is not one (take {lower} or "
+            f"{2 * lower}), or use method='random' for other counts"
+        )
     chunk = min(chunk, n)
     block = _block_draws(len(problem.cases))
     if chunk % block and chunk < n:  # whole blocks per chunk: the draws do not depend on the chunking
         chunk = -(-chunk // block) * block
-    if method == "sobol" and (n & (n - 1) or chunk & (chunk - 1)):
-        raise ValueError(
-            f"Sobol' chunks need powers of two for n_draws ({n}) and chunk_draws ({chunk}); "
-            "use method='random' for other counts"
-        )
     ref = _reference(problem)
     # the problem and reference enter the graph once, by key; each chunk task holds only its start
     p = dask.delayed(problem, traverse=False)
@@ -1007,7 +1009,7 @@ def monte_carlo(
     n_draws: int = 4096,
     seed: int | None = 0,
     method: Method = "auto",
-    interactivity_tok_per_s_per_user: float | Sequence[float] = 50.0,
+    interactivity_tok_per_s_per_user: float | Sequence[float] | None = None,
     workload: Workload | str | None = None,
     kv_offload: str = "none",
     utilization_frac: Any = None,
@@ -1019,8 +1021,8 @@ def monte_carlo(
     catalog_spreads: bool = True,
     spreads: pd.DataFrame | None = None,
     backend: Literal["numpy", "dask"] = "numpy",
-    chunk_draws: int = 2**18,
-    keep_draws: bool = True,
+    chunk_draws: int | None = None,
+    keep_draws: bool | None = None,
     compare_options: Mapping[str, Any] | None = None,
 ) -> MonteCarloResult:
     """Joint draws of every uncertain input -> distributions of cost, margin, break-evens and energy.
@@ -1039,11 +1041,12 @@ def monte_carlo(
         Seed of the (quasi-)random numbers; the same seed gives the same draws.
     method : {"auto", "sobol", "lhs", "random"}, default "auto"
         In memory: scrambled Sobol' for a power-of-two ``n_draws``, else Latin hypercube up to
-        2**16 draws and pseudo-random beyond. Dask runs use Sobol' chunks (``n_draws`` and
-        ``chunk_draws`` powers of two) or ``"random"``.
-    interactivity_tok_per_s_per_user : float or sequence of float, default 50
-        Interactivities evaluated when ``base`` is a model name [tok/s/user], each in the
-        plausible range [1, 10000] (a TPOT in seconds given here is refused).
+        2**16 draws and pseudo-random beyond. Dask runs use Sobol' (``n_draws`` a power of two:
+        the balance of Sobol' points holds for the first ``2**m`` of the sequence) or
+        ``"random"``.
+    interactivity_tok_per_s_per_user : float or sequence of float, optional
+        Interactivities evaluated when ``base`` is a model name [tok/s/user] (default 50), each
+        in the plausible range [1, 10000] (a TPOT in seconds given here is refused).
     workload : Workload or str, optional
         Traffic of the systems' curves and token mix when ``base`` is a model name (default
         :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
@@ -1064,11 +1067,15 @@ def monte_carlo(
         In one process, block by block (and keeping the draws, see ``keep_draws``), or as dask
         tasks of ``chunk_draws`` draws merged by a tree reduction of their statistics (memory
         bounded by the chunk size: runs larger than memory).
-    chunk_draws : int, default 262144
-        Draws per dask chunk.
-    keep_draws : bool, default True
-        In memory: keep every draw in ``result.draws`` (7 metrics x cases x draws floats);
-        False keeps only the statistics.
+    chunk_draws : int, optional
+        Draws per dask chunk, >= 2 (default 262144; ``backend="dask"`` only). Rounded up to a
+        whole number of evaluation blocks (a power of two from 512 to 65536 draws, fewer the
+        more cases), so the draws, which depend on the draw index only, never depend on the
+        chunking: chunk ``k`` holds points ``k * chunk ..`` of the one sequence of ``n_draws``.
+    keep_draws : bool, optional
+        In memory: keep every draw in ``result.draws`` (7 metrics x cases x draws floats;
+        default True); False keeps only the statistics. A dask run keeps only the statistics
+        (``keep_draws=True`` with it is refused).
     compare_options : mapping, optional
         Further keyword arguments of :func:`tokenomics.compare` (TCO basis, profile, prices...).
 
@@ -1082,8 +1089,11 @@ def monte_carlo(
     ValueError
         Invalid counts, method or targets; a distribution without support in its parameter's
         valid range, mostly outside it, or with an implausible median (a percent for a
-        fraction, $/token for $/Mtok): the parameter is named; ``workload``/``kv_offload``/
-        ``hardware`` with a base table.
+        fraction, $/token for $/Mtok): the parameter is named; ``hardware``,
+        ``interactivity_tok_per_s_per_user``, ``workload``, ``kv_offload`` or
+        ``compare_options`` with a base table; a Sobol' dask run of ``n_draws`` not a power of
+        two; ``chunk_draws`` not an integer >= 2, or given for an in-memory run;
+        ``keep_draws=True`` with ``backend="dask"``.
     KeyError
         Unknown model or system, or a base table without the needed columns.
 
@@ -1103,21 +1113,26 @@ def monte_carlo(
         raise ValueError(f"n_draws={n_draws!r} must be an integer >= 2")
     if backend not in ("numpy", "dask"):
         raise ValueError(f"backend={backend!r} is not one of 'numpy', 'dask'")
+    chunk = _check_chunking(backend, chunk_draws, keep_draws)
     if isinstance(base, str):
         options = dict(compare_options or {})
         for name in ("workload", "kv_offload"):
             if name in options:
                 raise ValueError(f"give {name}= to monte_carlo directly, not in compare_options")
         options.update(workload=workload, kv_offload=kv_offload)
-        base = _compare_base(base, hardware, interactivity_tok_per_s_per_user, utilization_frac, license_fee_frac,
-                             options)
+        inter = _DEFAULT_INTERACTIVITY if interactivity_tok_per_s_per_user is None \
+            else interactivity_tok_per_s_per_user
+        base = _compare_base(base, hardware, inter, utilization_frac, license_fee_frac, options)
     else:
-        given = [name for name, v, default in (("hardware", hardware, None), ("workload", workload, None),
-                                                ("kv_offload", kv_offload, "none"),
-                                                ("compare_options", compare_options, None)) if v != default]
+        given = [f"{name}=" for name, v, default in (
+            ("hardware", hardware, None), ("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user, None),
+            ("workload", workload, None), ("kv_offload", kv_offload, "none"),
+            ("compare_options", compare_options, None)) if not _is_default(v, default)]
         if given:
-            raise ValueError(f"{', '.join(given)} apply when base is a model name; the base table already fixes "
-                             "them (filter or rebuild it instead)")
+            names = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+            raise ValueError(f"{names} {'applies' if len(given) == 1 else 'apply'} only when base is a model name; "
+                             "the base table already fixes the systems, interactivities and traffic (filter or "
+                             "rebuild it instead)")
     problem = monte_carlo_problem(
         base, utilization_frac=utilization_frac, license_fee_frac=license_fee_frac,
         input_usd_per_mtok=input_usd_per_mtok, output_usd_per_mtok=output_usd_per_mtok,
@@ -1125,11 +1140,32 @@ def monte_carlo(
         catalog_spreads=catalog_spreads, spreads=spreads,
     )
     if backend == "dask":
-        st = _run_dask(problem, int(n_draws), method, seed, int(chunk_draws))
+        st = _run_dask(problem, int(n_draws), method, seed, chunk)
         return _result(problem, int(n_draws), st, None, f"dask:{'sobol' if method == 'auto' else method}", seed)
-    st, store = _run_memory(problem, int(n_draws), method, seed, keep_draws)
+    st, store = _run_memory(problem, int(n_draws), method, seed, keep_draws is not False)
     draws = _dataset(problem, store) if store is not None else None
     return _result(problem, int(n_draws), st, draws, method, seed)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    return value is None if default is None else isinstance(value, str) and value == default
+
+
+def _check_chunking(backend: str, chunk_draws: Any, keep_draws: bool | None) -> int:
+    """Draws per dask chunk (the default for a dask run); ValueError for options the backend would ignore."""
+    if backend == "numpy":
+        if chunk_draws is not None:
+            raise ValueError(f"chunk_draws={chunk_draws!r} applies only with backend='dask'; an in-memory run "
+                             "evaluates fixed blocks (leave chunk_draws unset, or pass backend='dask')")
+        return 0
+    if keep_draws:
+        raise ValueError("keep_draws=True needs backend='numpy': a dask run merges each chunk into statistics "
+                         "and keeps no draws (leave keep_draws unset, or run in memory)")
+    if chunk_draws is None:
+        return _DEFAULT_CHUNK_DRAWS
+    if isinstance(chunk_draws, bool) or not isinstance(chunk_draws, int | np.integer) or chunk_draws < 2:
+        raise ValueError(f"chunk_draws={chunk_draws!r} must be an integer >= 2")
+    return int(chunk_draws)
 
 
 def _dataset(problem: MonteCarloProblem, store: np.ndarray) -> Any:

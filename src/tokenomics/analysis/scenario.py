@@ -36,7 +36,7 @@ from tokenomics.chain import (
 )
 from tokenomics.cost.tco import DEFAULT_TCO_BASIS, TcoBasis, TcoResult, tco_basis
 from tokenomics.curves.curve import ThroughputCurve
-from tokenomics.economics import DEFAULT_CACHED_COST_RATIO, LicenseFee, TokenMix
+from tokenomics.economics import LicenseFee, TokenMix
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
@@ -135,8 +135,10 @@ class Scenario(BaseModel):
         ``prefill_throughput_tok_per_s_per_gpu`` and ``decode_throughput_tok_per_s_per_gpu``.
     prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : float, optional
         Phase throughputs for the ``gpu_time`` rule [tok/s/GPU].
-    cached_cost_ratio : float, default 0.1
-        Cost weight of a cached input token relative to an uncached one, in [0, 1].
+    cached_cost_ratio : float, optional
+        Cost weight of a cached input token relative to an uncached one, in [0, 1]
+        (``gpu_time`` rule only; given with the price rule it is an error). Default: the model's
+        own ratio where a projected session curve carries it, else 0.1.
     license_fee_frac : float, optional
         Revenue share paid as license fee, in [0, 1) (0.30, not 30); default
         :func:`tokenomics.economics.policy.default_license_fee_frac` of the model (0 without one).
@@ -184,7 +186,7 @@ class Scenario(BaseModel):
     cost_split_rule: Literal["price", "gpu_time"] = "price"
     prefill_throughput_tok_per_s_per_gpu: float | None = None
     decode_throughput_tok_per_s_per_gpu: float | None = None
-    cached_cost_ratio: float = DEFAULT_CACHED_COST_RATIO
+    cached_cost_ratio: float | None = None
     license_fee_frac: float | None = None
     license_usd_per_mtok: float = 0.0
     license_usd_per_gpu_hour: float = 0.0

@@ -14,11 +14,18 @@ share of revenue (see :mod:`tokenomics.economics`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from tokenomics._validate import check_nonnegative, check_range, unknown_name_error
+from tokenomics._validate import (
+    check_fraction,
+    check_nonnegative,
+    check_numeric,
+    check_range,
+    unknown_name_error,
+)
 from tokenomics.economics import blended_price_usd_per_mtok, gross_margin_frac
 
 __all__ = ["MARGIN_INPUTS", "margin_sensitivity", "margin_sobol"]
@@ -67,7 +74,8 @@ def margin_sensitivity(
         ``throughput_tok_per_s_per_gpu`` [tok/s/GPU], ``utilization_frac``,
         ``cost_usd_per_gpu_hour`` [USD/GPU-hour], ``license_fee_frac``).
     ranges : mapping of str to (float, float), optional
-        Explicit (low, high) values per input, in the input's unit.
+        Explicit (low, high) values per input, in the input's unit, low <= high, both in the
+        input's valid range.
     relative_swing_frac : float, default 0.25
         Relative move of inputs without an explicit range, in (0, 1].
     cached_input_usd_per_mtok : float, optional
@@ -86,7 +94,9 @@ def margin_sensitivity(
     KeyError
         A missing or unknown input name (close matches listed).
     ValueError
-        A base value or range outside the input's valid range (percent hint for fractions).
+        A base value or range end outside the input's valid range (percent hint for
+        fractions), or a range with low above high, naming ``base[name]`` or
+        ``ranges[name]`` and the value.
 
     Examples
     --------
@@ -154,16 +164,45 @@ def _swing_ranges(
         if name not in MARGIN_INPUTS:
             raise unknown_name_error("margin input", name, MARGIN_INPUTS)
     check_range("relative_swing_frac", relative_swing_frac, low=0.0, high=1.0, low_inclusive=False)
+    for n in MARGIN_INPUTS:
+        _check_input(f"base[{n!r}]", n, base[n])
     out = {}
     for n in MARGIN_INPUTS:
         b = float(base[n])
         if ranges and n in ranges:
-            lo, hi = (float(v) for v in ranges[n])
+            lo, hi = _explicit_range(n, ranges[n])
         else:
             swing = np.array([b * (1 - relative_swing_frac), b * (1 + relative_swing_frac)])
             lo, hi = (float(v) for v in _clip(n, swing))
         out[n] = (lo, hi)
     return out
+
+
+def _check_input(label: str, name: str, value: Any) -> None:
+    """Raise unless ``value`` is one number in the valid range of margin input ``name``, named by ``label``."""
+    check_numeric(label, value)
+    if np.ndim(value) != 0:
+        raise ValueError(f"{label}={value!r} must be one number")
+    low, high, low_ok = MARGIN_INPUTS[name]
+    high_ok = name not in _UPPER_OPEN and bool(np.isfinite(high))
+    if name.endswith("_frac"):
+        check_fraction(label, value, low_inclusive=low_ok, high_inclusive=high_ok)
+    else:
+        check_range(label, value, low=low, high=high, low_inclusive=low_ok, high_inclusive=high_ok)
+
+
+def _explicit_range(name: str, pair: Any) -> tuple[float, float]:
+    """Return the (low, high) of ``ranges[name]``, checked: each in the valid range, low <= high."""
+    label = f"ranges[{name!r}]"
+    if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
+        raise ValueError(f"{label}={pair!r} must be a (low, high) pair of numbers")
+    for k, v in enumerate(pair):
+        _check_input(f"{label}[{k}]", name, v)
+    lo, hi = float(pair[0]), float(pair[1])
+    if lo > hi:
+        raise ValueError(f"{label}=({lo!r}, {hi!r}) has low above high; give (low, high), e.g. "
+                         f"({hi!r}, {lo!r})")
+    return lo, hi
 
 
 def margin_sobol(
@@ -188,7 +227,7 @@ def margin_sobol(
     base : mapping of str to float
         As :func:`margin_sensitivity`.
     ranges : mapping of str to (float, float), optional
-        Explicit (low, high) per input, in its unit.
+        Explicit (low, high) per input, in its unit, as :func:`margin_sensitivity`.
     relative_swing_frac : float, default 0.25
         Relative half-width of the inputs without an explicit range, in (0, 1].
     n_base_samples : int, default 1024
@@ -210,8 +249,9 @@ def margin_sobol(
     KeyError
         Missing or unknown input names.
     ValueError
-        Ranges outside the inputs' valid ranges, a margin that cannot be evaluated (e.g. a
-        utilization of 0), or a bad sample size.
+        Base values or ranges outside the inputs' valid ranges, a range with low above high
+        (named as in :func:`margin_sensitivity`), a margin that cannot be evaluated, or a bad
+        sample size.
 
     Examples
     --------

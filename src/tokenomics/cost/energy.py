@@ -25,7 +25,7 @@ import pandas as pd
 
 from tokenomics._numeric import kernel, prepare
 from tokenomics._validate import check_fraction, check_positive
-from tokenomics.economics import profit_usd_per_mw_year
+from tokenomics.economics import check_power_kw, profit_usd_per_mw_year
 from tokenomics.units import KW_PER_MW, W_PER_KW
 
 __all__ = ["ENERGY_COLUMNS", "energy_columns", "energy_j_per_token", "tok_per_s_per_mw"]
@@ -42,6 +42,10 @@ def _util(name: str, value: Any) -> None:
     check_fraction(name, value, low_inclusive=False)
 
 
+def _power(name: str, value: Any) -> None:
+    check_power_kw(name, value)
+
+
 @kernel
 def energy_j_per_token(
     facility_power_kw_per_accelerator: Any, throughput_tok_per_s_per_gpu: Any, utilization_frac: Any = 1.0
@@ -53,7 +57,8 @@ def energy_j_per_token(
     Parameters
     ----------
     facility_power_kw_per_accelerator : float, array_like, pandas.Series, dask or xarray
-        Facility power per accelerator (IT power x PUE), > 0 [kW].
+        Facility power per accelerator (IT power x PUE), in the plausible range [0.01, 30]
+        (:func:`tokenomics.economics.check_power_kw`: a figure in W is refused) [kW].
     throughput_tok_per_s_per_gpu : float, array_like, pandas.Series, dask or xarray
         Input + output tokens per second per accelerator while busy, > 0 [tok/s/GPU].
     utilization_frac : float, array_like, pandas.Series, dask or xarray, default 1.0
@@ -67,7 +72,8 @@ def energy_j_per_token(
     Raises
     ------
     ValueError
-        Power or throughput not > 0, utilization outside (0, 1], or a non-finite result.
+        Power or throughput not > 0, power outside its plausible range (W given for kW),
+        utilization outside (0, 1], or a non-finite result.
 
     Examples
     --------
@@ -77,7 +83,7 @@ def energy_j_per_token(
     1.0
     """
     (kw, t, u), restore = prepare(
-        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, check_positive),
+        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, _power),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
     )
@@ -97,7 +103,8 @@ def tok_per_s_per_mw(
     throughput_tok_per_s_per_gpu : float, array_like, pandas.Series, dask or xarray
         Tokens per second per accelerator while busy, > 0 [tok/s/GPU].
     facility_power_kw_per_accelerator : float, array_like, pandas.Series, dask or xarray
-        Facility power per accelerator (IT power x PUE), > 0 [kW].
+        Facility power per accelerator (IT power x PUE), in the plausible range [0.01, 30]
+        (:func:`tokenomics.economics.check_power_kw`: a figure in W is refused) [kW].
     utilization_frac : float, array_like, pandas.Series, dask or xarray, default 1.0
         Busy fraction of paid hours, in (0, 1].
 
@@ -109,7 +116,7 @@ def tok_per_s_per_mw(
     Raises
     ------
     ValueError
-        Invalid inputs or a non-finite result.
+        Invalid inputs (a power in W where kW is meant) or a non-finite result.
 
     Examples
     --------
@@ -118,7 +125,7 @@ def tok_per_s_per_mw(
     """
     (t, kw, u), restore = prepare(
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
-        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, check_positive),
+        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, _power),
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(t * u * KW_PER_MW / kw, "tok_per_s_per_mw")
@@ -141,7 +148,7 @@ def energy_columns(
     frame : pandas.DataFrame
         A result table with throughput, utilization, blended price and TCO columns.
     facility_power_kw_per_accelerator : float, array_like or pandas.Series
-        Facility power per accelerator, > 0 [kW]; one value or one per row.
+        Facility power per accelerator, in [0.01, 30] [kW]; one value or one per row.
     throughput_column, utilization_column, price_column, cost_column : str
         Column names of throughput [tok/s/GPU], utilization, blended price [USD/Mtok] and TCO
         [USD/GPU-hour].

@@ -56,6 +56,7 @@ from tokenomics._numeric import as_arrays
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_plausible,
     check_positive,
     check_range,
     normalize_name,
@@ -65,7 +66,13 @@ from tokenomics.cost.finance import (
     cost_of_capital_usd_per_year,
     straight_line_depreciation_usd_per_year,
 )
-from tokenomics.economics import usd_per_gpu_year, usd_per_mw_year
+from tokenomics.economics import (
+    MAX_USD_PER_GPU_HOUR,
+    check_gpu_hour_cost,
+    check_power_kw,
+    usd_per_gpu_year,
+    usd_per_mw_year,
+)
 from tokenomics.units import HOURS_PER_MONTH, HOURS_PER_YEAR
 
 __all__ = [
@@ -152,13 +159,16 @@ def itemised_tco_usd_per_gpu_hour(
     cost_of_capital_frac : float, array_like or pandas.Series
         Annual cost of capital, in [0, 1] [1/yr].
     it_power_kw_per_accelerator : float, array_like or pandas.Series
-        IT power per accelerator before PUE, >= 0 [kW] (not chip TDP).
+        IT power per accelerator before PUE, 0 or in the hardware vocabulary's plausible range
+        [0.01, 20] [kW] (not chip TDP; a figure in W is refused).
     pue : float, array_like or pandas.Series
         Power usage effectiveness (facility / IT power), in [1, 3].
     electricity_usd_per_kwh : float, array_like or pandas.Series
-        Electricity price, >= 0 [USD/kWh].
+        Electricity price, 0 or in the TCO profile vocabulary's plausible range [0.005, 2]
+        [USD/kWh] (a price per MWh is refused).
     colocation_usd_per_kw_month : float, array_like or pandas.Series
-        Colocation rent per kW of critical IT load, >= 0 [USD/kW/month].
+        Colocation rent per kW of critical IT load, 0 or in the plausible range [1, 5000]
+        [USD/kW/month] (a rent per MW or per W is refused).
     maintenance_frac_per_year, other_opex_frac_per_year : float, default 0
         Annual maintenance and other opex as fractions of capex, in [0, 1] [1/yr].
     residual_value_frac : float, default 0
@@ -174,7 +184,8 @@ def itemised_tco_usd_per_gpu_hour(
     Raises
     ------
     ValueError
-        Any input outside its range or NaN (element-wise, percent hints for fractions).
+        Any input outside its range or NaN (element-wise, percent hints for fractions, unit
+        hints for a power in W, an electricity price per MWh or a rent per MW).
 
     Examples
     --------
@@ -182,10 +193,14 @@ def itemised_tco_usd_per_gpu_hour(
     >>> round(b["capex_amortisation"], 4), round(b["power"], 4), round(b["colocation"], 4)
     (1.25, 0.12, 0.2)
     """
-    check_nonnegative("it_power_kw_per_accelerator", it_power_kw_per_accelerator)
+    check_power_kw("it_power_kw_per_accelerator", it_power_kw_per_accelerator, allow_zero=True)
     check_range("pue", pue, low=1.0, high=3.0)
-    check_nonnegative("electricity_usd_per_kwh", electricity_usd_per_kwh)
-    check_nonnegative("colocation_usd_per_kw_month", colocation_usd_per_kw_month)
+    _check_profile_rate("electricity_usd_per_kwh", electricity_usd_per_kwh,
+                        hint="a price per Wh where per kWh is meant: multiply by 1000",
+                        high_hint="a price per MWh where per kWh is meant: divide by 1000")
+    _check_profile_rate("colocation_usd_per_kw_month", colocation_usd_per_kw_month,
+                        hint="a rent per W-month where per kW-month is meant: multiply by 1000",
+                        high_hint="a rent per MW-month where per kW-month is meant: divide by 1000")
     check_fraction("maintenance_frac_per_year", maintenance_frac_per_year)
     check_fraction("other_opex_frac_per_year", other_opex_frac_per_year)
     check_nonnegative("rental_markup_frac", rental_markup_frac)
@@ -219,6 +234,14 @@ def itemised_tco_usd_per_gpu_hour(
     parts["rental_markup"] = owner * markup
     parts["total"] = owner + parts["rental_markup"]
     return {k: restore(v) for k, v in parts.items()}
+
+
+def _check_profile_rate(name: str, value: Any, *, hint: str, high_hint: str) -> None:
+    """Refuse a negative rate or one outside the TCO profile vocabulary's plausible range (0 allowed)."""
+    spec = catalog.parameter_spec("tco_profile", name)
+    check_nonnegative(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True,
+                    hint=hint, high_hint=high_hint)
 
 
 # --- result object ---
@@ -351,6 +374,8 @@ def _validate_overrides(overrides: dict[str, Any]) -> None:
                 check_fraction(name, value)
         elif name == "pue":
             check_range("pue", value, low=1.0, high=3.0)
+        elif name in ("it_power_kw_per_accelerator", "facility_power_kw_per_accelerator"):
+            check_power_kw(name, value)  # a figure in W is refused by name
         elif name in _POSITIVE_OVERRIDES:
             check_positive(name, value)
         else:
@@ -818,38 +843,6 @@ class TcoBasis(BaseModel):
 
 DEFAULT_TCO_BASIS: TcoBasis = TcoBasis.itemised()
 """The TCO basis of every entry point when none is given: itemised, hyperscaler profile."""
-
-
-#: Largest plausible TCO per accelerator-hour [USD/GPU-hour]: about ten times the dearest published
-#: rental rate of any catalog system (a per-system-hour or per-rack-hour figure lands above it).
-MAX_USD_PER_GPU_HOUR: float = 100.0
-
-
-def check_gpu_hour_cost(name: str, value: Any) -> None:
-    """Raise ``ValueError`` for a TCO per accelerator-hour that is not positive or above :data:`MAX_USD_PER_GPU_HOUR`.
-
-    Parameters
-    ----------
-    name : str
-        Field name for the message.
-    value : float or array_like
-        TCO [USD/GPU-hour].
-
-    Raises
-    ------
-    ValueError
-        A zero, negative or NaN value (a zero cost would price every token at zero), or one
-        above :data:`MAX_USD_PER_GPU_HOUR` (named, with the hint that a per-system figure must be
-        divided by the accelerators per system).
-    """
-    check_positive(name, value)
-    arr = np.asarray(value, dtype=float)
-    if np.any(arr > MAX_USD_PER_GPU_HOUR):
-        bad = float(arr.reshape(-1)[np.argmax(arr.reshape(-1) > MAX_USD_PER_GPU_HOUR)])
-        raise ValueError(
-            f"{name}={bad:g} is outside the plausible range (0, {MAX_USD_PER_GPU_HOUR:g}] USD per accelerator-hour; "
-            "a per-system or per-rack hour? divide by the accelerators per system"
-        )
 
 
 def _check_published(vintage: str, tier: str) -> None:

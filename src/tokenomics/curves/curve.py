@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import PchipInterpolator
 
-from tokenomics._validate import check_positive, check_range
+from tokenomics._numeric import is_dask, is_xarray
+from tokenomics._validate import check_numeric, check_positive, check_range
 from tokenomics.curves.frontier import DEFAULT_GROUP_COLUMNS, pareto_frontier
 
 __all__ = ["ThroughputCurve", "check_curve_matches", "cost_curve"]
@@ -305,9 +306,22 @@ class ThroughputCurve:
         return np.asarray(0.5 * (lo + hi))
 
     def _evaluate(self, values: Any, knots_x: np.ndarray, knots_y: np.ndarray,
-                  interp: Any, name: str, extrapolate: str) -> Any:
+                  interp: Any, name: str, extrapolate: str, result_name: str) -> Any:
         if extrapolate not in _EXTRAPOLATE:
             raise ValueError(f"extrapolate={extrapolate!r} is not one of {_EXTRAPOLATE}")
+        if is_xarray(values):
+            import xarray as xr  # heavy optional import: only reached with DataArray input
+
+            data = self._evaluate(values.data, knots_x, knots_y, interp, name, extrapolate, result_name)
+            return xr.DataArray(data, dims=values.dims, coords=values.coords, name=result_name)
+        if is_dask(values):
+            check_numeric(name, values)  # by dtype, without computing
+
+            def block(b: np.ndarray) -> np.ndarray:  # validated and interpolated when computed
+                return np.asarray(self._evaluate(b, knots_x, knots_y, interp, name, extrapolate, result_name),
+                                  dtype=float)
+
+            return values.astype(float).map_blocks(block, dtype=float, meta=np.array((), dtype=float))
         v = _as_array(values, name)
         # a Series is checked as given so the message names the offending index label
         check_positive(name, values if isinstance(values, pd.Series) else v)
@@ -315,10 +329,10 @@ class ThroughputCurve:
         with np.errstate(invalid="ignore"):
             outside = v > hi
         if extrapolate == "raise" and np.any(outside):
-            bad = v[outside].ravel()[0]
+            bad = float(v[outside].ravel()[0])
             raise ValueError(
-                f"{name}={bad!r} is above the highest measured value {hi!r} of this curve "
-                f"(measured range [{lo!r}, {hi!r}]); nothing measured meets it; use "
+                f"{name}={bad!r} is above the highest measured value {float(hi)!r} of this curve "
+                f"(measured range [{float(lo)!r}, {float(hi)!r}]); nothing measured meets it; use "
                 "extrapolate='nan' or 'clip'"
             )
         # target rule: a target below the lowest knot is met at that knot (serving faster than
@@ -343,7 +357,7 @@ class ThroughputCurve:
 
         Parameters
         ----------
-        interactivity_tok_per_s_per_user : float, array_like or pandas.Series
+        interactivity_tok_per_s_per_user : float, array_like, pandas.Series, dask array or xarray.DataArray
             Interactivity [tok/s/user], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
             Above the highest measured interactivity: NaN (default; see :meth:`can_meet`),
@@ -352,17 +366,20 @@ class ThroughputCurve:
 
         Returns
         -------
-        float, numpy.ndarray or pandas.Series
-            Throughput [tok/s/GPU] of :attr:`throughput_column`, same container as the input.
+        float, numpy.ndarray, pandas.Series, dask array or xarray.DataArray
+            Throughput [tok/s/GPU] of :attr:`throughput_column`, same container as the input
+            (a Series keeps its index, a DataArray its dims and coords; a dask array stays
+            lazy).
 
         Raises
         ------
         ValueError
             NaN, infinite or non-positive interactivity (the message names the argument and
-            the first offending element), or out of range with ``extrapolate="raise"``.
+            the first offending element), or out of range with ``extrapolate="raise"`` (for
+            dask input: when computed).
         """
         return self._evaluate(interactivity_tok_per_s_per_user, self._x, self._y, self._fwd,
-                              "interactivity_tok_per_s_per_user", extrapolate)
+                              "interactivity_tok_per_s_per_user", extrapolate, self.throughput_column)
 
     def interactivity_at(self, throughput_tok_per_s_per_gpu: Any,
                          extrapolate: Extrapolate = "nan") -> Any:
@@ -373,7 +390,7 @@ class ThroughputCurve:
 
         Parameters
         ----------
-        throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
+        throughput_tok_per_s_per_gpu : float, array_like, pandas.Series, dask array or xarray.DataArray
             Throughput [tok/s/GPU], finite and > 0 element-wise.
         extrapolate : {"nan", "raise", "clip"}
             Above the highest knot throughput: NaN, raise, or clip. Below the lowest knot
@@ -381,18 +398,20 @@ class ThroughputCurve:
 
         Returns
         -------
-        float, numpy.ndarray or pandas.Series
-            Interactivity [tok/s/user], same container as the input.
+        float, numpy.ndarray, pandas.Series, dask array or xarray.DataArray
+            Interactivity [tok/s/user], same container as the input (as
+            :meth:`throughput_at`).
 
         Raises
         ------
         ValueError
             NaN, infinite or non-positive throughput (the message names the argument and the
-            first offending element), or out of range with ``extrapolate="raise"``.
+            first offending element), or out of range with ``extrapolate="raise"`` (for dask
+            input: when computed).
         """
         inverse = None if self._fwd is None else self._inverse_log
         return self._evaluate(throughput_tok_per_s_per_gpu, self._y[::-1], self._x[::-1],
-                              inverse, self.throughput_column, extrapolate)
+                              inverse, self.throughput_column, extrapolate, _X)
 
 
 def cost_curve(
@@ -422,7 +441,7 @@ def cost_curve(
         TCO basis [USD/GPU-hour], e.g. ``tokenomics.published_tco("b200")``.
     utilization_frac : float
         Busy fraction of paid hours, in (0, 1].
-    interactivity_tok_per_s_per_user : array_like, optional
+    interactivity_tok_per_s_per_user : array_like or pandas.Series, optional
         Where to evaluate [tok/s/user]; default the curve's knots. Targets above the highest
         measured interactivity are dropped from the table (never extrapolated); targets below
         the lowest are met at the lowest knot's throughput (the module's target rule).
@@ -443,7 +462,8 @@ def cost_curve(
     pandas.DataFrame
         Columns ``interactivity_tok_per_s_per_user``, ``throughput_tok_per_s_per_gpu``,
         ``total_usd_per_mtok`` and, with a rule, ``input_usd_per_mtok``,
-        ``cached_input_usd_per_mtok``, ``output_usd_per_mtok`` [USD/Mtok].
+        ``cached_input_usd_per_mtok``, ``output_usd_per_mtok`` [USD/Mtok]; for a Series of
+        interactivities, indexed by its labels (of the targets kept).
 
     Raises
     ------
@@ -461,13 +481,17 @@ def cost_curve(
 
     rate = getattr(cost_usd_per_gpu_hour, "usd_per_gpu_hour", cost_usd_per_gpu_hour)
     lo, hi = curve.interactivity_range
+    index = None
     if interactivity_tok_per_s_per_user is None:
         x = curve.points[_X].to_numpy(dtype=float) if _X in curve.points else np.array([lo, hi])
     else:
         x = _as_array(interactivity_tok_per_s_per_user).ravel()
-    x = x[curve.can_meet(x)]
+        if isinstance(interactivity_tok_per_s_per_user, pd.Series):
+            index = interactivity_tok_per_s_per_user.index
+    met = curve.can_meet(x)
+    x = x[met]
     tput = np.asarray(curve.throughput_at(x), dtype=float)
-    out = pd.DataFrame({_X: x, _Y: tput})
+    out = pd.DataFrame({_X: x, _Y: tput}, index=None if index is None else index[met])
     out["total_usd_per_mtok"] = cost_per_mtok(rate, tput, utilization_frac)
     if rule is None:
         return out

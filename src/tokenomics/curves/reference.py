@@ -13,6 +13,7 @@ from tokenomics import catalog
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.measured import curves
+from tokenomics.curves.schema import cache_hit_frac_of_rows
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
@@ -132,6 +133,10 @@ def reference_curve(
             other_proj = _curve(_project(m, hw, wl, other))
             rows = _with_knots(projected, other_curve.points[_X])
             anchored = _anchor(rows, _mode_ratio(other_curve, other_proj, rows[_X]), other)
+            # hits likewise: the measured mode's, plus the projected difference between the modes
+            x, own = anchored[_X].to_numpy(dtype=float), cache_hit_frac_of_rows(anchored)
+            carried_hit = np.clip(_hit_at(other_curve.points, x) + own - _hit_at(other_proj.points, x), 0.0, 1.0)
+            anchored["realized_cache_hit_frac"] = np.where(np.isnan(carried_hit), own, carried_hit)
             carried = _CarriedCurve.from_points(anchored, allow_mixed_groups=True)
             assert isinstance(carried, _CarriedCurve)
             carried.reference, carried.projections = other_curve, (_curve(projected), other_proj)
@@ -354,6 +359,17 @@ def _with_knots(projected: pd.DataFrame, at: pd.Series) -> pd.DataFrame:
             rows[name] = np.interp(xs, fx[ok], y[ok]) if ok.sum() > 1 else rows[name].to_numpy(dtype=float)
     rows[_X] = xs
     return pd.concat([front, rows], ignore_index=True).sort_values(_X).reset_index(drop=True)
+
+
+def _hit_at(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
+    """Return the points' hit fraction (all tiers) read linearly at interactivities ``x`` (clipped at the ends)."""
+    px = points[_X].to_numpy(dtype=float)
+    hit = cache_hit_frac_of_rows(points)
+    ok = np.isfinite(px) & np.isfinite(hit)
+    if not ok.any():
+        return np.full(len(x), np.nan)
+    order = np.argsort(px[ok])
+    return np.interp(x, px[ok][order], hit[ok][order])
 
 
 def _mode_ratio(reference: ThroughputCurve, projection: ThroughputCurve, at: pd.Series) -> np.ndarray:

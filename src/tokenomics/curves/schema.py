@@ -90,6 +90,41 @@ POINT_KINDS: Final[tuple[str, ...]] = ("measured", "floor", "projected")
 """Allowed values of the ``kind`` column."""
 
 
+def cache_hit_frac_of_rows(points: pd.DataFrame) -> np.ndarray:
+    """Return each point's realized prefix-cache hit fraction of input tokens, all KV tiers together.
+
+    Per row, the first stated of: ``realized_cache_hit_frac`` (projections), ``cache_hit_frac``
+    (a measured overall rate), ``gpu_cache_hit_frac + cpu_cache_hit_frac`` (a measured rate per
+    tier; a missing host tier counts 0); NaN where a row states none.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Curve points (:data:`CURVE_COLUMNS`; projections add ``realized_cache_hit_frac``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Hit fraction per row, in [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"gpu_cache_hit_frac": [0.004, 0.9], "cpu_cache_hit_frac": [0.828, None]})
+    >>> cache_hit_frac_of_rows(rows).round(3).tolist()
+    [0.832, 0.9]
+    """
+
+    def column(name: str) -> np.ndarray:
+        if name not in points.columns:
+            return np.full(len(points), np.nan)
+        return pd.to_numeric(points[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+    gpu, cpu = column("gpu_cache_hit_frac"), column("cpu_cache_hit_frac")
+    hit = column("realized_cache_hit_frac")
+    hit = np.where(np.isnan(hit), column("cache_hit_frac"), hit)
+    return np.where(np.isnan(hit), gpu + np.nan_to_num(cpu), hit)
+
+
 def empty_curve_frame() -> pd.DataFrame:
     """Return an empty curve-point table with every column of :data:`CURVE_COLUMNS`.
 

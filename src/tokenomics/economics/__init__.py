@@ -16,6 +16,13 @@ Token classes: every token is exactly one of *input* (uncached prompt token), *c
 (prompt token served from the prefix cache) or *output*. The cache-hit fraction is a part of the
 input, never on top of it: ``input_share = uncached + cached``.
 
+Plausible ranges: prices, royalties and costs are checked against the catalog vocabulary
+(``tokenomics.catalog.parameter_spec``), the same ranges the entry points
+(:func:`tokenomics.evaluate`, :func:`tokenomics.compare`) apply, so a $/token price written as
+$/Mtok (:func:`check_usd_per_mtok`), a per-rack or per-year cost written as $/GPU-hour
+(:func:`check_gpu_hour_cost`) or a power in W written as kW (:func:`check_power_kw`) raises
+``ValueError`` here too.
+
 References
 ----------
 .. [1] SemiAnalysis InferenceX-app: cost per Mtok = $/GPU-hr / (tok/s/GPU * 3600 / 1e6);
@@ -29,20 +36,27 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from tokenomics._numeric import checked, kernel, lazy_raise_where, prepare
+from tokenomics import catalog
+from tokenomics._numeric import checked, inputs_trusted, kernel, lazy_raise_where, prepare
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_numeric,
+    check_plausible,
     check_positive,
     check_range,
     check_target_margin,
+    position_phrase,
 )
 from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS_PER_MTOK
 
 __all__ = [
     "DEFAULT_CACHED_COST_RATIO",
+    "LIST_PRICE_FIELDS",
+    "MAX_USD_PER_GPU_HOUR",
     "MIN_RELATIVE_MIX_WEIGHT",
     "CostSplit",
     "InferencexCost",
@@ -54,6 +68,9 @@ __all__ = [
     "breakeven_license_fee_frac",
     "breakeven_price_usd_per_mtok",
     "breakeven_utilization_frac",
+    "check_gpu_hour_cost",
+    "check_power_kw",
+    "check_usd_per_mtok",
     "cost_per_mtok",
     "cost_per_output_mtok",
     "cost_split_per_mtok",
@@ -84,6 +101,150 @@ _MTOK_PER_TOK_S_HOUR: float = SECONDS_PER_HOUR / TOKENS_PER_MTOK
 OnInfeasible = Literal["raise", "nan"]
 
 
+# --- plausible ranges (the catalog vocabulary's) ---
+
+LIST_PRICE_FIELDS: tuple[str, ...] = ("input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok")
+"""List prices of the three token classes [USD/Mtok], each with its range in the price vocabulary."""
+
+MAX_USD_PER_GPU_HOUR: float = 100.0
+"""Largest plausible TCO (or fixed fee) per accelerator-hour [USD/GPU-hour].
+
+About ten times the dearest published rental rate of any catalog system: a per-system-hour,
+per-rack-hour or per-year figure lands above it."""
+
+_PER_TOKEN_HINT = "a per-token figure where per-million is meant"
+
+_POWER_SPECS: dict[str, tuple[str, str]] = {
+    "facility_power_kw_per_accelerator": ("hardware", "facility_power_kw_per_accelerator"),
+    "it_power_kw_per_accelerator": ("hardware", "it_power_kw_per_accelerator"),
+}
+
+
+def check_usd_per_mtok(name: str, value: Any, *, allow_zero: bool = True) -> None:
+    """Raise if a price (or royalty) per Mtok is negative or outside the price vocabulary's plausible range.
+
+    A list price (:data:`LIST_PRICE_FIELDS`) has its own range,
+    ``catalog.parameter_spec("price", name)``. A blended price or a license royalty per Mtok is
+    a token-weighted mix of list-price-sized amounts: its range spans those of the list prices
+    (0.0001 to 1000 USD/Mtok).
+
+    Parameters
+    ----------
+    name : str
+        Field name: a list price field, or e.g. ``price_usd_per_mtok``, ``license_usd_per_mtok``.
+    value : float, array_like or pandas.Series
+        Amount(s) [USD/Mtok].
+    allow_zero : bool, default True
+        Whether 0 (a free tier, no royalty) is allowed.
+
+    Raises
+    ------
+    ValueError
+        A negative, NaN or infinite value, 0 where ``allow_zero`` is False, or one outside the
+        plausible range (below it: a per-token figure such as 0.55e-6 where 0.55 per Mtok is
+        meant), naming the field, the value and the range.
+
+    Examples
+    --------
+    >>> check_usd_per_mtok("input_usd_per_mtok", 0.55)
+    >>> check_usd_per_mtok("price_usd_per_mtok", 2.19e-6)
+    Traceback (most recent call last):
+    ...
+    ValueError: price_usd_per_mtok=2.19e-06 USD/Mtok is below the plausible minimum 0.0001 USD/Mtok (a unit slip? \
+e.g. a per-token figure where per-million is meant); allowed 0 or [0.0001, 1000] USD/Mtok
+    """
+    specs = [catalog.parameter_spec("price", name)] if name in LIST_PRICE_FIELDS \
+        else [catalog.parameter_spec("price", n) for n in LIST_PRICE_FIELDS]
+    lows = [s.min_value for s in specs if s.min_value is not None]
+    highs = [s.max_value for s in specs if s.max_value is not None]
+    (check_nonnegative if allow_zero else check_positive)(name, value)
+    check_plausible(name, value, low=min(lows) if lows else None, high=max(highs) if highs else None,
+                    unit=specs[0].unit, allow_zero=allow_zero, hint=_PER_TOKEN_HINT)
+
+
+def check_gpu_hour_cost(name: str, value: Any, *, allow_zero: bool = False) -> None:
+    """Raise ``ValueError`` for a cost per accelerator-hour that is not positive or above :data:`MAX_USD_PER_GPU_HOUR`.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message.
+    value : float, array_like or pandas.Series
+        TCO or fixed fee [USD/GPU-hour].
+    allow_zero : bool, default False
+        Whether 0 is allowed (a fixed license fee of 0 is no fee; a zero TCO prices every token
+        at zero).
+
+    Raises
+    ------
+    ValueError
+        A negative or NaN value, 0 where ``allow_zero`` is False, or one above
+        :data:`MAX_USD_PER_GPU_HOUR` (named, with the hint that a per-system figure must be
+        divided by the accelerators per system, a per-year one by 8760 hours).
+
+    Examples
+    --------
+    >>> check_gpu_hour_cost("cost_usd_per_gpu_hour", 2.0)
+    >>> check_gpu_hour_cost("cost_usd_per_gpu_hour", 30000.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: cost_usd_per_gpu_hour=30000 is outside the plausible range (0, 100] USD per accelerator-hour; \
+a per-system or per-rack hour? divide by the accelerators per system (a per-year figure: by 8760 hours)
+    """
+    (check_nonnegative if allow_zero else check_positive)(name, value)
+    if isinstance(value, int | float) and value <= MAX_USD_PER_GPU_HOUR:
+        return  # the common scalar case, without building an array
+    labels = value.index if isinstance(value, pd.Series) else None
+    arr = np.asarray(value.to_numpy(dtype=float) if labels is not None else value, dtype=float)
+    over = arr > MAX_USD_PER_GPU_HOUR
+    if over.any():
+        k = int(np.argmax(over.reshape(-1)))
+        where = position_phrase(over, arr.shape) if labels is None else \
+            f" at index {labels[k]!r} ({int(over.sum())} of {over.size} bad)"
+        rng = f"{'[' if allow_zero else '('}0, {MAX_USD_PER_GPU_HOUR:g}]"
+        raise ValueError(
+            f"{name}={float(arr.reshape(-1)[k]):g}{where} is outside the plausible range {rng} USD per "
+            "accelerator-hour; a per-system or per-rack hour? divide by the accelerators per system (a per-year "
+            f"figure: by {HOURS_PER_YEAR:g} hours)"
+        )
+
+
+def check_power_kw(name: str, value: Any, *, allow_zero: bool = False) -> None:
+    """Raise if a power per accelerator is not positive or outside the hardware vocabulary's plausible range.
+
+    The range is ``catalog.parameter_spec("hardware", name)``'s: [0.01, 30] kW for the facility
+    power (IT x PUE), [0.01, 20] kW for the IT power. Above it the figure is in W, below it in MW.
+
+    Parameters
+    ----------
+    name : str
+        ``facility_power_kw_per_accelerator`` or ``it_power_kw_per_accelerator``.
+    value : float, array_like or pandas.Series
+        Power(s) per accelerator [kW].
+    allow_zero : bool, default False
+        Whether 0 is allowed.
+
+    Raises
+    ------
+    ValueError
+        Negative, NaN, 0 where not allowed, or outside the plausible range (with the W-for-kW or
+        MW-for-kW hint), naming the field, the value and the range.
+
+    Examples
+    --------
+    >>> check_power_kw("facility_power_kw_per_accelerator", 1.8)
+    >>> check_power_kw("facility_power_kw_per_accelerator", 1800.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: facility_power_kw_per_accelerator=1800.0 kW is above the plausible maximum 30 kW (a unit slip? \
+e.g. W where kW is meant: divide by 1000); allowed [0.01, 30] kW
+    """
+    spec = catalog.parameter_spec(*_POWER_SPECS[name])
+    (check_nonnegative if allow_zero else check_positive)(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=allow_zero,
+                    hint="MW where kW is meant: multiply by 1000", high_hint="W where kW is meant: divide by 1000")
+
+
 # --- validation helpers ---
 
 
@@ -103,14 +264,49 @@ def _any(name: str, value: Any) -> None:
     check_range(name, value)
 
 
+def _price(name: str, value: Any) -> None:
+    check_usd_per_mtok(name, value)
+
+
+def _positive_price(name: str, value: Any) -> None:
+    check_usd_per_mtok(name, value, allow_zero=False)
+
+
+def _cost(name: str, value: Any) -> None:
+    check_gpu_hour_cost(name, value, allow_zero=True)
+
+
+def _positive_cost(name: str, value: Any) -> None:
+    check_gpu_hour_cost(name, value)
+
+
+def _power(name: str, value: Any) -> None:
+    check_power_kw(name, value)
+
+
 def _license_fields(
     license_fee_frac: Any, license_usd_per_mtok: Any, license_usd_per_gpu_hour: Any
 ) -> tuple[tuple[str, Any, Any], ...]:
     return (
         ("license_fee_frac", license_fee_frac, _fee),
-        ("license_usd_per_mtok", license_usd_per_mtok, check_nonnegative),
-        ("license_usd_per_gpu_hour", license_usd_per_gpu_hour, check_nonnegative),
+        ("license_usd_per_mtok", license_usd_per_mtok, _price),
+        ("license_usd_per_gpu_hour", license_usd_per_gpu_hour, _cost),
     )
+
+
+def _cached_above_input(_: np.ndarray, mask: np.ndarray, cached: np.ndarray, inp: np.ndarray) -> ValueError:
+    k = int(np.flatnonzero(mask.ravel())[0])
+    return ValueError(
+        f"cached_input_usd_per_mtok={cached.ravel()[k]:g} is above input_usd_per_mtok={inp.ravel()[k]:g}"
+        f"{position_phrase(mask, mask.shape)}: a cached (prefix-hit) input token is priced at most as an uncached one"
+    )
+
+
+def _cached_at_most_input(p_c: Any, p_in: Any) -> Any:
+    """``p_c``, refusing (lazily for dask) a cached input price above the uncached one."""
+    if inputs_trusted():
+        return p_c
+    return lazy_raise_where(p_c, p_c > p_in, _cached_above_input, p_c, p_in)
 
 
 def _finish_breakeven(
@@ -129,9 +325,7 @@ def _finish_breakeven(
         return restore(np.where(infeasible, np.nan, result), result_name, allow_nan=True)
 
     def error(block: np.ndarray, mask: np.ndarray) -> ValueError:
-        flat = mask.ravel()
-        idx = int(np.flatnonzero(flat)[0])
-        where = "" if block.ndim == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
+        where = position_phrase(mask, np.shape(block), counted="")
         return ValueError(
             f"no {name} reaches the target margin{where}: {reason}; "
             "pass on_infeasible='nan' to get NaN there instead"
@@ -187,7 +381,8 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     Parameters
     ----------
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO per allocated accelerator-hour, >= 0 [USD/GPU-hour].
+        TCO per allocated accelerator-hour, in [0, 100] [USD/GPU-hour]
+        (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Tokens per second per accelerator while busy, > 0 [tok/s/GPU]. Use all tokens
         (input + output) for the cost per Mtok of all tokens.
@@ -202,7 +397,8 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     Raises
     ------
     ValueError
-        Negative cost, throughput not > 0, utilization outside (0, 1] or NaN, element-wise.
+        Negative cost or one above :data:`MAX_USD_PER_GPU_HOUR` (a per-rack or per-year figure),
+        throughput not > 0, utilization outside (0, 1] or NaN, element-wise.
 
     Notes
     -----
@@ -222,7 +418,7 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     .. [1] SemiAnalysis InferenceX-app ``chart-utils.ts::createChartDataPoint`` (read 2026-09).
     """
     (c, t, u), restore = prepare(
-        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
     )
@@ -297,11 +493,13 @@ def inferencex_cost_per_mtok(
     Parameters
     ----------
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+        TCO per accelerator-hour, in [0, 100] [USD/GPU-hour]
+        (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
     input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu : optional
-        Input (resp. output) tokens/s per accelerator, > 0 [tok/s/GPU].
+        Input (resp. output) tokens/s per accelerator, > 0 [tok/s/GPU]; together at most the
+        total throughput (it counts both).
     utilization_frac : float, array_like or pandas.Series, default 1.0
         InferenceX assumes full utilization (1.0); another value divides every figure.
 
@@ -313,7 +511,8 @@ def inferencex_cost_per_mtok(
     Raises
     ------
     ValueError
-        As :func:`cost_per_mtok`, for every throughput given.
+        As :func:`cost_per_mtok`, for every throughput given; input + output throughput above
+        the total.
 
     Notes
     -----
@@ -332,6 +531,15 @@ def inferencex_cost_per_mtok(
     .. [1] SemiAnalysis InferenceX-app ``lib/utils.ts`` cost fields ``costh``/``costhi``/
        ``costhOutput`` (read 2026-09).
     """
+    throughputs = {"throughput_tok_per_s_per_gpu": throughput_tok_per_s_per_gpu,
+                   "input_throughput_tok_per_s_per_gpu": input_throughput_tok_per_s_per_gpu,
+                   "output_throughput_tok_per_s_per_gpu": output_throughput_tok_per_s_per_gpu}
+    given = {k: v for k, v in throughputs.items() if v is not None}
+    if len(given) > 1 and not inputs_trusted():
+        given = _parts_within_total(given)
+        throughput_tok_per_s_per_gpu = given["throughput_tok_per_s_per_gpu"]
+        input_throughput_tok_per_s_per_gpu = given.get("input_throughput_tok_per_s_per_gpu")
+        output_throughput_tok_per_s_per_gpu = given.get("output_throughput_tok_per_s_per_gpu")
     total = cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
     inp = (
         None
@@ -344,6 +552,32 @@ def inferencex_cost_per_mtok(
         else cost_per_mtok(cost_usd_per_gpu_hour, output_throughput_tok_per_s_per_gpu, utilization_frac)
     )
     return InferencexCost(total, inp, out)
+
+
+_PARTS_RTOL: float = 1e-9
+"""Relative rounding allowed when input + output throughput are compared with the total."""
+
+
+def _parts_within_total(given: dict[str, Any]) -> dict[str, Any]:
+    """Return the throughputs, refusing (lazily for dask) input + output above the total; containers kept."""
+    names = list(given)
+    arrays, restore = prepare(*((n, v, check_numeric) for n, v in given.items()))
+    total, parts = arrays[0], arrays[1:]
+    summed = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    what = " + ".join(names[1:])
+
+    def error(_: np.ndarray, mask: np.ndarray, t: np.ndarray, p: np.ndarray) -> ValueError:
+        k = int(np.flatnonzero(mask.ravel())[0])
+        return ValueError(
+            f"{what}={p.ravel()[k]:g} tok/s/GPU is above throughput_tok_per_s_per_gpu={t.ravel()[k]:g}"
+            f"{position_phrase(mask, mask.shape)}: the total counts input and output tokens, so its parts "
+            "cannot exceed it"
+        )
+
+    # only positive finite values are compared: anything else is left to the per-field checks
+    mask = (summed > total * (1.0 + _PARTS_RTOL)) & (total > 0) & (summed < np.inf)
+    return {n: restore(lazy_raise_where(a, mask, error, total, summed), n, guard=False)
+            for n, a in zip(names, arrays, strict=True)}
 
 
 # --- token mix and cost split ---
@@ -557,9 +791,7 @@ bound, so the split is refused instead. The bound caps every attributed cost at 
 
 
 def _weight_error(norm: np.ndarray, bad: np.ndarray) -> ValueError:
-    flat = np.asarray(bad).ravel()
-    idx = int(np.flatnonzero(flat)[0])
-    where = "" if np.ndim(norm) == 0 else f" at position {idx} ({int(flat.sum())} of {flat.size})"
+    where = position_phrase(bad, np.shape(norm), counted="")
     return ValueError(
         f"nothing to attribute the cost to{where}: every token class in the mix has weight 0 (the mix-weighted "
         f"weight is at most {MIN_RELATIVE_MIX_WEIGHT:g} of the largest class weight); give the classes in the "
@@ -597,7 +829,7 @@ def cost_split_per_mtok(
     rule: Literal["gpu_time", "price"] = "gpu_time",
     prefill_throughput_tok_per_s_per_gpu: Any = None,
     decode_throughput_tok_per_s_per_gpu: Any = None,
-    cached_cost_ratio: Any = DEFAULT_CACHED_COST_RATIO,
+    cached_cost_ratio: Any = None,
     input_usd_per_mtok: Any = None,
     cached_input_usd_per_mtok: Any = None,
     output_usd_per_mtok: Any = None,
@@ -624,10 +856,14 @@ def cost_split_per_mtok(
         Weight = list price: ``w_in = input_usd_per_mtok``, ``w_out = output_usd_per_mtok``,
         ``w_cached = cached_input_usd_per_mtok`` (default ``cached_cost_ratio * input``).
 
+    Each rule takes only its own inputs: the phase throughputs are refused with ``"price"``, the
+    prices with ``"gpu_time"``, and ``cached_cost_ratio`` with ``"price"`` and a cached price.
+
     Parameters
     ----------
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+        TCO per accelerator-hour, in [0, 100] [USD/GPU-hour]
+        (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Input + output tokens/s per accelerator of the deployment, > 0 [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
@@ -639,11 +875,15 @@ def cost_split_per_mtok(
     rule : {"gpu_time", "price"}, default "gpu_time"
         Attribution rule, see above.
     prefill_throughput_tok_per_s_per_gpu, decode_throughput_tok_per_s_per_gpu : optional
-        Required for ``rule="gpu_time"``, > 0 [tok/s/GPU].
-    cached_cost_ratio : float, default 0.1
-        Cost of a cached input token relative to an uncached one, in [0, 1].
+        Required for ``rule="gpu_time"`` (and only used by it), > 0 [tok/s/GPU].
+    cached_cost_ratio : float, optional
+        Cost of a cached input token relative to an uncached one, in [0, 1]; default
+        :data:`DEFAULT_CACHED_COST_RATIO` (0.1). With ``rule="price"`` it stands in for a cached
+        price that is not given.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : optional
-        List prices, >= 0 [USD/Mtok]; input and output required for ``rule="price"``.
+        List prices for ``rule="price"`` (input and output required; only used by it), 0 or in
+        the price vocabulary's plausible range (:func:`check_usd_per_mtok`) [USD/Mtok]; the
+        cached price at most the input price.
 
     Returns
     -------
@@ -654,7 +894,9 @@ def cost_split_per_mtok(
     Raises
     ------
     ValueError
-        Invalid inputs (element-wise), an unknown rule, or inputs missing for the rule.
+        Invalid inputs (element-wise; a $/token price, a cost above
+        :data:`MAX_USD_PER_GPU_HOUR`, a cached price above the input price), an unknown rule,
+        inputs missing for the rule, or inputs the rule would ignore.
 
     Examples
     --------
@@ -665,6 +907,14 @@ def cost_split_per_mtok(
     >>> [round(x, 4) for x in s]
     [1.1111, 0.2469, 0.0247, 1.9753]
     """
+    _check_rule_inputs(rule, {
+        "prefill_throughput_tok_per_s_per_gpu": prefill_throughput_tok_per_s_per_gpu,
+        "decode_throughput_tok_per_s_per_gpu": decode_throughput_tok_per_s_per_gpu,
+        "input_usd_per_mtok": input_usd_per_mtok, "cached_input_usd_per_mtok": cached_input_usd_per_mtok,
+        "output_usd_per_mtok": output_usd_per_mtok,
+    }, cached_cost_ratio)
+    if cached_cost_ratio is None:
+        cached_cost_ratio = DEFAULT_CACHED_COST_RATIO
     if rule == "gpu_time":
         if prefill_throughput_tok_per_s_per_gpu is None or decode_throughput_tok_per_s_per_gpu is None:
             raise ValueError(
@@ -680,12 +930,12 @@ def cost_split_per_mtok(
         if input_usd_per_mtok is None or output_usd_per_mtok is None:
             raise ValueError("rule='price' needs input_usd_per_mtok and output_usd_per_mtok")
         rule_fields = (
-            ("input_usd_per_mtok", input_usd_per_mtok, check_nonnegative),
-            ("output_usd_per_mtok", output_usd_per_mtok, check_nonnegative),
+            ("input_usd_per_mtok", input_usd_per_mtok, _price),
+            ("output_usd_per_mtok", output_usd_per_mtok, _price),
             (
                 "cached_input_usd_per_mtok",
                 0.0 if cached_input_usd_per_mtok is None else cached_input_usd_per_mtok,
-                check_nonnegative,
+                _price,
             ),
         )
     else:
@@ -703,8 +953,28 @@ def cost_split_per_mtok(
         w_c = k * w_in
     else:
         w_in, w_out = r[0], r[1]
-        w_c = k * w_in if cached_input_usd_per_mtok is None else r[2]
+        w_c = k * w_in if cached_input_usd_per_mtok is None else _cached_at_most_input(r[2], w_in)
     return _split(_attribute(c, s, h, w_in, w_c, w_out), restore)
+
+
+_RULE_INPUTS: dict[str, tuple[str, ...]] = {
+    "gpu_time": ("prefill_throughput_tok_per_s_per_gpu", "decode_throughput_tok_per_s_per_gpu"),
+    "price": ("input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok"),
+}
+
+
+def _check_rule_inputs(rule: str, given: dict[str, Any], cached_cost_ratio: Any) -> None:
+    """Refuse an input of the split rule not in use (it would be ignored)."""
+    if rule not in _RULE_INPUTS:
+        raise ValueError(f"rule={rule!r} is not one of 'gpu_time', 'price'")
+    for other, names in _RULE_INPUTS.items():
+        for name in names:
+            if other != rule and given[name] is not None:
+                raise ValueError(f"{name} is only used by rule={other!r}; rule={rule!r} ignores it: drop it or "
+                                 f"use rule={other!r}")
+    if rule == "price" and cached_cost_ratio is not None and given["cached_input_usd_per_mtok"] is not None:
+        raise ValueError("cached_cost_ratio is not used by rule='price' when cached_input_usd_per_mtok is given "
+                         "(the cached price weighs a cached token): drop one of them")
 
 
 # --- prices, revenue and license fees ---
@@ -725,14 +995,15 @@ def blended_price_usd_per_mtok(
     Parameters
     ----------
     input_usd_per_mtok, output_usd_per_mtok : float, array_like or pandas.Series
-        List prices of uncached input and output tokens, >= 0 [USD/Mtok].
+        List prices of uncached input and output tokens, 0 or in the price vocabulary's plausible
+        range (:func:`check_usd_per_mtok`: [0.001, 1000]) [USD/Mtok].
     input_share_frac : float, array_like or pandas.Series
         Input (cached included) share of all tokens, in [0, 1].
     cache_hit_frac : float, array_like or pandas.Series, default 0
         Cached share of input tokens, in [0, 1] — a part of the input, not extra tokens.
     cached_input_usd_per_mtok : float, array_like or pandas.Series, optional
-        Cached-input price, >= 0 [USD/Mtok]; default ``0.1 * input_usd_per_mtok``
-        (:data:`DEFAULT_CACHED_COST_RATIO`).
+        Cached-input price, 0 or in [0.0001, 1000] and at most ``input_usd_per_mtok``
+        [USD/Mtok]; default ``0.1 * input_usd_per_mtok`` (:data:`DEFAULT_CACHED_COST_RATIO`).
 
     Returns
     -------
@@ -742,7 +1013,8 @@ def blended_price_usd_per_mtok(
     Raises
     ------
     ValueError
-        Negative prices or fractions outside [0, 1] (element-wise, percent hint).
+        Negative or implausible prices (a $/token figure), a cached price above the input
+        price, or fractions outside [0, 1] (element-wise, percent hint).
 
     Examples
     --------
@@ -751,14 +1023,13 @@ def blended_price_usd_per_mtok(
     """
     cached_given = cached_input_usd_per_mtok is not None
     (p_in, p_out, s, h, p_c), restore = prepare(
-        ("input_usd_per_mtok", input_usd_per_mtok, check_nonnegative),
-        ("output_usd_per_mtok", output_usd_per_mtok, check_nonnegative),
+        ("input_usd_per_mtok", input_usd_per_mtok, _price),
+        ("output_usd_per_mtok", output_usd_per_mtok, _price),
         ("input_share_frac", input_share_frac, check_fraction),
         ("cache_hit_frac", cache_hit_frac, check_fraction),
-        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok if cached_given else 0.0, check_nonnegative),
+        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok if cached_given else 0.0, _price),
     )
-    if not cached_given:
-        p_c = DEFAULT_CACHED_COST_RATIO * p_in
+    p_c = _cached_at_most_input(p_c, p_in) if cached_given else DEFAULT_CACHED_COST_RATIO * p_in
     return restore(s * ((1.0 - h) * p_in + h * p_c) + (1.0 - s) * p_out, "blended_price_usd_per_mtok")
 
 
@@ -775,8 +1046,8 @@ def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1].
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price over all tokens (see :func:`blended_price_usd_per_mtok`), >= 0
-        [USD/Mtok].
+        Blended price over all tokens (see :func:`blended_price_usd_per_mtok`), 0 or in
+        [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
 
     Returns
     -------
@@ -786,7 +1057,7 @@ def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     Raises
     ------
     ValueError
-        Invalid inputs, element-wise.
+        Invalid inputs, element-wise (a $/token price is refused).
 
     Examples
     --------
@@ -795,7 +1066,7 @@ def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     """
     q = served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu, utilization_frac)
     (q_a, p), restore = prepare(
-        ("served_mtok_per_gpu_hour", q, None), ("price_usd_per_mtok", price_usd_per_mtok, check_nonnegative)
+        ("served_mtok_per_gpu_hour", q, None), ("price_usd_per_mtok", price_usd_per_mtok, _price)
     )
     return restore(q_a * p, "revenue_usd_per_gpu_hour")
 
@@ -811,9 +1082,9 @@ class LicenseFee(BaseModel):
     revenue_frac : float, default 0
         Share of revenue paid to the licensor, in [0, 1) (0.30, not 30).
     usd_per_mtok : float, default 0
-        Royalty per million tokens served (input + output), >= 0 [USD/Mtok].
+        Royalty per million tokens served (input + output), 0 or in [0.0001, 1000] [USD/Mtok].
     usd_per_gpu_hour : float, default 0
-        Fixed fee per allocated accelerator-hour, >= 0 [USD/GPU-hour].
+        Fixed fee per allocated accelerator-hour, in [0, 100] [USD/GPU-hour].
 
     Examples
     --------
@@ -833,10 +1104,16 @@ class LicenseFee(BaseModel):
         check_fraction("revenue_frac", value, high_inclusive=False)
         return value
 
-    @field_validator("usd_per_mtok", "usd_per_gpu_hour")
+    @field_validator("usd_per_mtok")
     @classmethod
-    def _nonneg(cls, value: float, info: Any) -> float:
-        check_nonnegative(info.field_name, value)
+    def _royalty(cls, value: float) -> float:
+        check_usd_per_mtok("usd_per_mtok", value)
+        return value
+
+    @field_validator("usd_per_gpu_hour")
+    @classmethod
+    def _fixed(cls, value: float) -> float:
+        check_gpu_hour_cost("usd_per_gpu_hour", value, allow_zero=True)
         return value
 
     def fee_usd_per_gpu_hour(
@@ -896,9 +1173,9 @@ def license_fee_usd_per_gpu_hour(
     license_fee_frac : float, array_like or pandas.Series, default 0
         Revenue share, in [0, 1).
     license_usd_per_mtok : float, array_like or pandas.Series, default 0
-        Royalty per Mtok of all tokens, >= 0 [USD/Mtok].
+        Royalty per Mtok of all tokens, 0 or in [0.0001, 1000] (:func:`check_usd_per_mtok`) [USD/Mtok].
     license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
-        Fixed fee, >= 0 [USD/GPU-hour].
+        Fixed fee, in [0, 100] (:func:`check_gpu_hour_cost`) [USD/GPU-hour].
 
     Returns
     -------
@@ -908,7 +1185,8 @@ def license_fee_usd_per_gpu_hour(
     Raises
     ------
     ValueError
-        Invalid inputs, element-wise; a percent (30) for ``license_fee_frac`` gets a hint.
+        Invalid inputs, element-wise; a percent (30) for ``license_fee_frac`` gets a hint, a
+        $/token royalty or a fixed fee above :data:`MAX_USD_PER_GPU_HOUR` is refused.
 
     Examples
     --------
@@ -937,10 +1215,10 @@ def _profit_inputs(
     license_usd_per_gpu_hour: Any,
 ) -> tuple[list[np.ndarray], Any]:
     return prepare(
-        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
-        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
     )
 
@@ -964,19 +1242,21 @@ def profit_usd_per_gpu_hour(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price over all tokens, > 0 [USD/Mtok].
+        Blended price over all tokens, in [0.0001, 1000] [USD/Mtok] (:func:`check_usd_per_mtok`: a
+        $/token figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO per accelerator-hour, >= 0 [USD/GPU-hour].
+        TCO per accelerator-hour, in [0, 100] [USD/GPU-hour]
+        (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     license_fee_frac : float, array_like or pandas.Series, default 0
         Revenue share paid as license fee, in [0, 1).
     license_usd_per_mtok : float, array_like or pandas.Series, default 0
-        Royalty per Mtok of all tokens, >= 0 [USD/Mtok].
+        Royalty per Mtok of all tokens, 0 or in [0.0001, 1000] [USD/Mtok].
     license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
-        Fixed license fee, >= 0 [USD/GPU-hour].
+        Fixed license fee, in [0, 100] [USD/GPU-hour].
 
     Returns
     -------
@@ -986,7 +1266,8 @@ def profit_usd_per_gpu_hour(
     Raises
     ------
     ValueError
-        Invalid inputs, element-wise (percent hints for fractions).
+        Invalid inputs, element-wise: percent hints for fractions; a $/token price, a per-rack or
+        per-year cost or fixed fee, a $/token royalty are refused.
 
     Examples
     --------
@@ -1036,7 +1317,8 @@ def gross_margin_frac(
     Raises
     ------
     ValueError
-        Invalid inputs, element-wise.
+        Invalid inputs, element-wise, as :func:`profit_usd_per_gpu_hour` (a $/token price, a
+        per-rack or per-year cost are refused).
 
     Examples
     --------
@@ -1090,8 +1372,8 @@ def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerat
     value_usd_per_gpu_hour : float, array_like or pandas.Series
         Amount [USD/GPU-hour].
     facility_power_kw_per_accelerator : float, array_like or pandas.Series
-        Facility (all-in, after PUE) power per accelerator, > 0 [kW]; for an IT-power figure
-        multiply by the PUE first.
+        Facility (all-in, after PUE) power per accelerator, in [0.01, 30]
+        (:func:`check_power_kw`) [kW]; for an IT-power figure multiply by the PUE first.
 
     Returns
     -------
@@ -1101,7 +1383,7 @@ def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerat
     Raises
     ------
     ValueError
-        Power not > 0 or NaN inputs.
+        Power not > 0 or outside its plausible range (a W figure for kW), or NaN inputs.
 
     Examples
     --------
@@ -1110,7 +1392,7 @@ def usd_per_mw_year(value_usd_per_gpu_hour: Any, facility_power_kw_per_accelerat
     """
     (v, kw), restore = prepare(
         ("value_usd_per_gpu_hour", value_usd_per_gpu_hour, _any),
-        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, check_positive),
+        ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, _power),
     )
     return restore(v * (HOURS_PER_YEAR * KW_PER_MW) / kw, "value_usd_per_mw_year")
 
@@ -1177,7 +1459,7 @@ def profit_usd_per_mw_year(
     price_usd_per_mtok, throughput_tok_per_s_per_gpu, utilization_frac, cost_usd_per_gpu_hour
         As :func:`profit_usd_per_gpu_hour`.
     facility_power_kw_per_accelerator : float, array_like or pandas.Series
-        Facility power per accelerator (IT power x PUE), > 0 [kW].
+        Facility power per accelerator (IT power x PUE), in [0.01, 30] [kW].
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour
         As :func:`profit_usd_per_gpu_hour`.
 
@@ -1248,11 +1530,12 @@ def breakeven_utilization_frac(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, > 0 [USD/Mtok].
+        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO, > 0 [USD/GPU-hour] (with no hourly cost the margin does not depend on utilization).
+        TCO, in (0, 100] (:func:`check_gpu_hour_cost`) [USD/GPU-hour] (with no hourly cost the
+        margin does not depend on utilization).
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
         License terms, as :func:`profit_usd_per_gpu_hour`.
     target_margin_frac : float, array_like or pandas.Series, default 0
@@ -1271,7 +1554,8 @@ def breakeven_utilization_frac(
     Raises
     ------
     ValueError
-        Invalid inputs, or no solution in (0, 1] with ``on_infeasible="raise"``.
+        Invalid inputs (a $/token price, a per-rack or per-year cost), or no solution in (0, 1]
+        with ``on_infeasible="raise"``.
 
     Examples
     --------
@@ -1279,9 +1563,9 @@ def breakeven_utilization_frac(
     0.396825
     """
     (p, t, k, f, rho, fixed, m), restore = prepare(
-        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
-        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_positive),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _positive_cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
         ("target_margin_frac", target_margin_frac, _target),
     )
@@ -1319,7 +1603,7 @@ def breakeven_price_usd_per_mtok(
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO, > 0 [USD/GPU-hour].
+        TCO, in (0, 100] (:func:`check_gpu_hour_cost`) [USD/GPU-hour].
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
         License terms, as :func:`profit_usd_per_gpu_hour`.
     target_margin_frac : float, array_like or pandas.Series, default 0
@@ -1336,7 +1620,8 @@ def breakeven_price_usd_per_mtok(
     Raises
     ------
     ValueError
-        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+        Invalid inputs (a $/token price, a per-rack or per-year cost), or no solution with
+        ``on_infeasible="raise"``.
 
     Examples
     --------
@@ -1346,7 +1631,7 @@ def breakeven_price_usd_per_mtok(
     (t, u, k, f, rho, fixed, m), restore = prepare(
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
-        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_positive),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _positive_cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
         ("target_margin_frac", target_margin_frac, _target),
     )
@@ -1380,13 +1665,13 @@ def breakeven_license_fee_frac(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, > 0 [USD/Mtok].
+        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
-        TCO, >= 0 [USD/GPU-hour].
+        TCO, in [0, 100] (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused) [USD/GPU-hour].
     license_usd_per_mtok, license_usd_per_gpu_hour : optional
         Other license terms paid on top of the revenue share, >= 0.
     target_margin_frac : float, array_like or pandas.Series, default 0
@@ -1403,7 +1688,8 @@ def breakeven_license_fee_frac(
     Raises
     ------
     ValueError
-        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+        Invalid inputs (a $/token price, a per-rack or per-year cost), or no solution with
+        ``on_infeasible="raise"``.
 
     Examples
     --------
@@ -1411,10 +1697,10 @@ def breakeven_license_fee_frac(
     0.444444
     """
     (p, t, u, k, _, rho, fixed, m), restore = prepare(
-        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
-        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, check_nonnegative),
+        ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
         *_license_fields(0.0, license_usd_per_mtok, license_usd_per_gpu_hour),
         ("target_margin_frac", target_margin_frac, _target),
     )
@@ -1449,7 +1735,7 @@ def breakeven_cost_usd_per_gpu_hour(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, > 0 [USD/Mtok].
+        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
         Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
@@ -1469,7 +1755,8 @@ def breakeven_cost_usd_per_gpu_hour(
     Raises
     ------
     ValueError
-        Invalid inputs, or no solution with ``on_infeasible="raise"``.
+        Invalid inputs (a $/token price, a per-rack or per-year cost), or no solution with
+        ``on_infeasible="raise"``.
 
     Examples
     --------
@@ -1477,7 +1764,7 @@ def breakeven_cost_usd_per_gpu_hour(
     2.52
     """
     (p, t, u, f, rho, fixed, m), restore = prepare(
-        ("price_usd_per_mtok", price_usd_per_mtok, check_positive),
+        ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
         ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
         ("utilization_frac", utilization_frac, _util),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tokenomics._numeric import kernel, prepare
-from tokenomics._validate import check_fraction, check_nonnegative, check_positive, check_range
+from tokenomics._validate import check_fraction, check_nonnegative, check_range
+from tokenomics.economics import check_usd_per_mtok
 
 if TYPE_CHECKING:
     from tokenomics.catalog import ApiPrice
@@ -47,6 +48,10 @@ def _share(name: str, value: Any) -> None:
     check_fraction(name, value)
 
 
+def _price(name: str, value: Any) -> None:
+    check_usd_per_mtok(name, value, allow_zero=False)
+
+
 @kernel
 def class_margins(
     input_cost_usd_per_mtok: Any,
@@ -66,7 +71,8 @@ def class_margins(
     input_cost_usd_per_mtok, cached_input_cost_usd_per_mtok, output_cost_usd_per_mtok : array_like
         Cost of serving one million tokens of each class [USD/Mtok], >= 0.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : array_like
-        List price of each class [USD/Mtok], > 0.
+        List price of each class, > 0 and in the price vocabulary's plausible range
+        (:func:`tokenomics.economics.check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     license_fee_frac : array_like, default 0
         Share of revenue paid to the model's licensor, in [0, 1).
 
@@ -79,7 +85,8 @@ def class_margins(
     Raises
     ------
     ValueError
-        A negative cost, a non-positive price or a fee outside [0, 1), naming the field.
+        A negative cost, a non-positive or implausible price ($/token) or a fee outside [0, 1),
+        naming the field.
 
     Examples
     --------
@@ -91,9 +98,9 @@ def class_margins(
         ("input_cost_usd_per_mtok", input_cost_usd_per_mtok, check_nonnegative),
         ("cached_input_cost_usd_per_mtok", cached_input_cost_usd_per_mtok, check_nonnegative),
         ("output_cost_usd_per_mtok", output_cost_usd_per_mtok, check_nonnegative),
-        ("input_usd_per_mtok", input_usd_per_mtok, check_positive),
-        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok, check_positive),
-        ("output_usd_per_mtok", output_usd_per_mtok, check_positive),
+        ("input_usd_per_mtok", input_usd_per_mtok, _price),
+        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok, _price),
+        ("output_usd_per_mtok", output_usd_per_mtok, _price),
         ("license_fee_frac", license_fee_frac, _fee),
     )
     return ClassMargins(
@@ -161,7 +168,8 @@ def blended_margin_frac(
     margins : ClassMargins
         From :func:`class_margins`.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : array_like
-        The prices the margins were computed with [USD/Mtok], > 0.
+        The prices the margins were computed with, > 0 and plausible (as in
+        :func:`class_margins`) [USD/Mtok].
     input_share_frac : array_like
         Input (uncached + cached) tokens as a share of all tokens, in [0, 1].
     cache_hit_frac : array_like, default 0
@@ -175,15 +183,15 @@ def blended_margin_frac(
     Raises
     ------
     ValueError
-        Invalid prices or shares, naming the field.
+        Invalid or implausible prices ($/token) or shares, naming the field.
     """
     (mi, mc, mo, pi, pc, po, s_in, h), restore = prepare(
         ("input_margin_frac", margins.input_margin_frac, check_range),
         ("cached_input_margin_frac", margins.cached_input_margin_frac, check_range),
         ("output_margin_frac", margins.output_margin_frac, check_range),
-        ("input_usd_per_mtok", input_usd_per_mtok, check_positive),
-        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok, check_positive),
-        ("output_usd_per_mtok", output_usd_per_mtok, check_positive),
+        ("input_usd_per_mtok", input_usd_per_mtok, _price),
+        ("cached_input_usd_per_mtok", cached_input_usd_per_mtok, _price),
+        ("output_usd_per_mtok", output_usd_per_mtok, _price),
         ("input_share_frac", input_share_frac, _share),
         ("cache_hit_frac", cache_hit_frac, _share),
     )
