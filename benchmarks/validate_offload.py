@@ -72,9 +72,11 @@ def main() -> None:
         cfg = _config(run)
         factors = bundled_calibration().factors_for(hw)
         wl = _workload(run)
-        tiers, recall = kv_offload_tiers(model, hw, config=cfg, factors=factors, kv_offload=str(run["kv_offload"]),
+        mode = str(run["kv_offload"])
+        tiers, recall = kv_offload_tiers(model, hw, config=cfg, factors=factors, kv_offload=mode,
                                          context_tokens=wl.isl_tokens + wl.osl_tokens,
-                                         host_kv_gb_per_gpu=ALLOCATED_GB_PER_GPU.get(hw.hardware_id))
+                                         host_kv_gb_per_gpu=(ALLOCATED_GB_PER_GPU.get(hw.hardware_id)
+                                                             if mode != "none" else None))
         p = session_points(model, hw, float(run["sessions"]), wl, config=cfg, factors=factors,
                            tier_capacity_tokens=tiers, recall_s_per_token=recall).iloc[0]
         cpu = run["cpu_cache_hit_frac"] if pd.notna(run["cpu_cache_hit_frac"]) else 0.0
