@@ -492,3 +492,18 @@ def as_arrays(*values: Any) -> tuple[list[Any], Restore]:
     array([2. , 0.5])
     """
     return prepare(*((f"arg{i}", v, None) for i, v in enumerate(values)))
+
+
+def series_index(**inputs: Any) -> pd.Index | None:
+    """Return the index shared by the pandas Series among ``inputs`` (None without any); ValueError if they differ."""
+    index: pd.Index | None = None
+    first = ""
+    for name, value in inputs.items():
+        if not isinstance(value, pd.Series):
+            continue
+        if index is None:
+            index, first = value.index, name
+        elif not value.index.equals(index):
+            raise ValueError(f"pandas Series inputs {first} and {name} have different indexes; align them first "
+                             "(e.g. with Series.reindex)")
+    return index

@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
+from tokenomics._numeric import series_index
 from tokenomics._validate import (
     check_fraction,
-    check_nonnegative,
     check_numeric,
     check_plausible,
     check_positive,
@@ -244,7 +244,7 @@ def _price_inputs(model: Model | None, provider: str | None, given: dict[str, An
     """
     for name in PRICE_FIELDS:
         if given.get(name) is not None:
-            check_price_plausible(name, given[name])
+            check_usd_per_mtok(name, given[name])
     p_in, p_c, p_out = (given.get(k) for k in PRICE_FIELDS)
     cached_basis = "given" if p_c is not None else "listed"
     if p_in is None or p_out is None:
@@ -351,7 +351,7 @@ def evaluate(
         serving sold at a premium) or ``off-peak``; see :func:`tokenomics.price`.
     input_usd_per_mtok, cached_input_usd_per_mtok, output_usd_per_mtok : float or array_like, optional
         Explicit prices replacing the catalog's [USD/Mtok], 0 or in the plausible range
-        (:func:`check_price_plausible`: a $/token figure is refused); cached defaults to 0.1 x
+        (:func:`tokenomics.economics.check_usd_per_mtok`: a $/token figure is refused); cached defaults to 0.1 x
         input.
     facility_power_kw_per_accelerator : float or array_like, optional
         Facility power for per-MW figures [kW]; default from the TCO.
@@ -421,7 +421,7 @@ def evaluate(
     for name, value in numeric.items():
         if value is not None:
             check_numeric(name, value)  # "0.6" or True would pass np.asarray(..., dtype=float) below
-    index = _series_index(**numeric)
+    index = series_index(**numeric)
     _one_entry("model", model, Model, "tk.compare(model, hardware) takes one model; loop over the models")
     _one_entry("hardware", hardware, Hardware, "for several systems use tk.compare(model, [systems...])")
     m = catalog.model(model) if isinstance(model, str) else model
@@ -562,7 +562,7 @@ def _one_entry(name: str, value: Any, cls: type, hint: str) -> None:
 def _evaluate_each_interactivity(args: dict[str, Any]) -> pd.DataFrame:
     """Run :func:`evaluate` once per element of an array of interactivities; other 1-d inputs go along."""
     xs = args["interactivity_tok_per_s_per_user"]
-    index = _series_index(**{k: v for k, v in args.items() if isinstance(v, pd.Series)})
+    index = series_index(**{k: v for k, v in args.items() if isinstance(v, pd.Series)})
     x = np.asarray(xs, dtype=float)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"interactivity_tok_per_s_per_user must be a scalar or a non-empty 1-d array, "
@@ -583,21 +583,6 @@ def _evaluate_each_interactivity(args: dict[str, Any]) -> pd.DataFrame:
     if index is not None and len(index) == n:
         out.index = index
     return out
-
-
-def _series_index(**inputs: Any) -> pd.Index | None:
-    """Return the index shared by the pandas Series among ``inputs`` (None without any); ValueError if they differ."""
-    index: pd.Index | None = None
-    first = ""
-    for name, value in inputs.items():
-        if not isinstance(value, pd.Series):
-            continue
-        if index is None:
-            index, first = value.index, name
-        elif not value.index.equals(index):
-            raise ValueError(f"pandas Series inputs {first} and {name} have different indexes; align them first "
-                             "(e.g. with Series.reindex)")
-    return index
 
 
 def supply(
@@ -812,44 +797,6 @@ def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> No
             f"[{low:g}, {high:g}] tok/s/user: interactivity is tokens per second per user (1 / TPOT); "
             f"a TPOT of {x:g} s per token is {1.0 / x:g} tok/s/user"
         )
-
-
-def check_price_plausible(name: str, value: Any) -> None:
-    """Raise if a list price is negative or outside the vocabulary's plausible range ($/token for $/Mtok).
-
-    The one price check of every entry point taking explicit prices (:func:`evaluate`,
-    :func:`compare`, :class:`tokenomics.Scenario`, :func:`tokenomics.serving_day`,
-    :func:`tokenomics.fleet_per_day`, the CLI).
-
-    Parameters
-    ----------
-    name : str
-        A price field of the vocabulary: ``input_usd_per_mtok``, ``cached_input_usd_per_mtok``
-        or ``output_usd_per_mtok``.
-    value : float, array_like or pandas.Series
-        Price(s) [USD/Mtok]; 0 (a free tier) is allowed.
-
-    Raises
-    ------
-    ValueError
-        A negative, NaN or infinite price, or one outside
-        ``catalog.parameter_spec("price", name)``'s plausible range (below 0.001 USD/Mtok for
-        input and output: a per-token price such as 0.55e-6 where 0.55 per Mtok is meant),
-        naming the field, the value and the range; a boolean or string is a
-        :class:`~tokenomics._validate.NotANumberError`.
-
-    Examples
-    --------
-    >>> check_price_plausible("input_usd_per_mtok", 0.55)
-    >>> check_price_plausible("input_usd_per_mtok", 0.55e-6)
-    Traceback (most recent call last):
-    ...
-    ValueError: input_usd_per_mtok=5.5e-07 USD/Mtok is below the plausible minimum 0.001 USD/Mtok (a unit slip? \
-e.g. a per-token figure where per-million is meant); allowed 0 or [0.001, 1000] USD/Mtok
-    """
-    spec = catalog.parameter_spec("price", name)
-    check_nonnegative(name, value)
-    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit, allow_zero=True)
 
 
 _THROUGHPUT_SPECS = {

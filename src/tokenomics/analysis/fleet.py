@@ -29,12 +29,14 @@ import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
+from tokenomics._numeric import series_index
 from tokenomics._validate import check_fraction, check_nonnegative, check_positive, check_range
-from tokenomics.chain import check_price_plausible, check_throughput_plausible
+from tokenomics.chain import check_throughput_plausible
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.cost.tco import check_gpu_hour_cost
 from tokenomics.economics import (
     blended_price_usd_per_mtok,
+    check_usd_per_mtok,
     cost_per_mtok,
     gross_margin_frac,
     input_share_frac_from_tokens,
@@ -107,7 +109,7 @@ def _check_terms(cost_usd_per_gpu_hour: Any, input_usd_per_mtok: Any, output_usd
     for name, value in (("input_usd_per_mtok", input_usd_per_mtok), ("output_usd_per_mtok", output_usd_per_mtok),
                         ("cached_input_usd_per_mtok", cached_input_usd_per_mtok)):
         if value is not None:
-            check_price_plausible(name, value)
+            check_usd_per_mtok(name, value)
 
 
 def _check_accelerators_per_node(value: Any) -> None:
@@ -254,7 +256,7 @@ def fleet_per_day(
     >>> round(float(f["accelerators_needed"].iloc[0]), 2), int(f["accelerators"].iloc[0])
     (9.65, 10)
     """
-    index = _series_index(
+    index = series_index(
         input_tokens_per_day=input_tokens_per_day, cached_input_tokens_per_day=cached_input_tokens_per_day,
         output_tokens_per_day=output_tokens_per_day, throughput_tok_per_s_per_gpu=throughput_tok_per_s_per_gpu,
         utilization_frac=utilization_frac, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
@@ -336,7 +338,7 @@ def serving_day(
         them, and generated tokens, >= 0 [tokens].
     input_usd_per_mtok, output_usd_per_mtok : float or array_like
         List prices of uncached input and output, 0 or in the vocabulary's plausible range
-        [0.001, 1000] [USD/Mtok] (:func:`tokenomics.chain.check_price_plausible`: a per-token
+        [0.001, 1000] [USD/Mtok] (:func:`tokenomics.economics.check_usd_per_mtok`: a per-token
         price such as 0.55e-6 is refused as a unit slip).
     cached_input_usd_per_mtok : float or array_like, optional
         Cached-input list price, 0 or in [0.0001, 1000] [USD/Mtok]; default 10 % of the input
@@ -381,7 +383,7 @@ def serving_day(
        open-infra-index, 2025-03-01,
        https://github.com/deepseek-ai/open-infra-index/blob/main/202502OpenSourceWeek/day_6_one_more_thing_deepseekV3R1_inference_system_overview.md
     """
-    index = _series_index(
+    index = series_index(
         nodes=nodes, accelerators_per_node=accelerators_per_node, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour,
         input_tokens=input_tokens, cached_input_tokens=cached_input_tokens, output_tokens=output_tokens,
         input_usd_per_mtok=input_usd_per_mtok, output_usd_per_mtok=output_usd_per_mtok,
@@ -422,21 +424,6 @@ def serving_day(
                     "profit_usd_per_day"):
             out[col] = out[col] * (HOURS_PER_DAY / hours)
     return _indexed(out, index)
-
-
-def _series_index(**inputs: Any) -> pd.Index | None:
-    """Return the index shared by the pandas Series among ``inputs`` (None without any); ValueError if they differ."""
-    index: pd.Index | None = None
-    first = ""
-    for name, value in inputs.items():
-        if not isinstance(value, pd.Series):
-            continue
-        if index is None:
-            index, first = value.index, name
-        elif not value.index.equals(index):
-            raise ValueError(f"pandas Series inputs {first} and {name} have different indexes; align them first "
-                             "(e.g. with Series.reindex)")
-    return index
 
 
 def _indexed(frame: pd.DataFrame, index: pd.Index | None) -> pd.DataFrame:

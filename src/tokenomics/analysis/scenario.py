@@ -30,13 +30,12 @@ from tokenomics._validate import (
 from tokenomics.chain import (
     CHAIN_COLUMNS,
     DEFAULT_UTILIZATION_FRAC,
-    check_price_plausible,
     check_throughput_plausible,
     evaluate,
 )
 from tokenomics.cost.tco import DEFAULT_TCO_BASIS, TcoBasis, TcoResult, tco_basis
 from tokenomics.curves.curve import ThroughputCurve
-from tokenomics.economics import LicenseFee, TokenMix
+from tokenomics.economics import LicenseFee, TokenMix, check_usd_per_mtok
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
@@ -58,9 +57,9 @@ _NUMERIC_CHECKS: dict[str, Callable[[str, Any], None]] = {
     "facility_power_kw_per_accelerator": check_positive,
     # plausible ranges from the vocabulary: a $/token price written as $/Mtok, a throughput in
     # tok/ms or ktok/s written as tok/s, are errors
-    "input_usd_per_mtok": check_price_plausible,
-    "cached_input_usd_per_mtok": check_price_plausible,
-    "output_usd_per_mtok": check_price_plausible,
+    "input_usd_per_mtok": check_usd_per_mtok,
+    "cached_input_usd_per_mtok": check_usd_per_mtok,
+    "output_usd_per_mtok": check_usd_per_mtok,
     "utilization_frac": _frac_open_low,
     "throughput_tok_per_s_per_gpu": check_throughput_plausible,
     "interactivity_tok_per_s_per_user": check_positive,
