@@ -181,10 +181,18 @@ def test_profiles_are_ordered() -> None:
 
 
 def test_rental_markup_recomputes_from_published_tiers() -> None:
-    """The rental markup is derived in its note as GB200 costr / costn - 1 (2025-08 set)."""
+    """The rental markup is derived in its note as the median over the GPUs of the July-2026 set of
+    costr (as corrected in the 2026-09 set) / costn (2026-07) - 1."""
+    import statistics
+
+    gpus = ["h100-sxm", "h200-sxm", "b200", "b300", "gb200-nvl72", "gb300-nvl72", "mi300x", "mi325x", "mi355x"]
+    ratios = [tk.published_tco(g, vintage="2026-09", tier="rental").usd_per_gpu_hour
+              / tk.published_tco(g, vintage="2026-07", tier="neocloud").usd_per_gpu_hour - 1 for g in gpus]
+    assert tk.tco_profile("rental").rental_markup_frac == pytest.approx(statistics.median(ratios), abs=5e-3)
+    # the 2025-08 set's GB200 figure the markup was read from before
     costr = tk.published_tco("gb200-nvl72", vintage="2025-08", tier="rental").usd_per_gpu_hour
     costn = tk.published_tco("gb200-nvl72", vintage="2025-08", tier="neocloud").usd_per_gpu_hour
-    assert tk.tco_profile("rental").rental_markup_frac == pytest.approx(costr / costn - 1, abs=1e-3)
+    assert costr / costn - 1 == pytest.approx(0.20, abs=1e-2)
 
 
 def test_capex_derivations_recompute() -> None:
