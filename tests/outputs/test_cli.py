@@ -429,3 +429,59 @@ def test_table_headers_carry_units(capsys, monkeypatch):
     header = " ".join(" ".join(lines[:rule]).split())
     for unit in ("[tok/s/GPU]", "[USD/Mtok]", "[USD/GPU-hour]", "[kW/accelerator]"):
         assert unit in header
+
+
+def test_prices_with_nothing_listed_is_an_error_not_an_empty_line(capsys):
+    rc, out, err = run(capsys, "prices", "--model", "kimi-k2", "--tier", "batch")
+    assert rc == 2
+    assert out == ""
+    _one_line_error(err, "prices")
+    assert "--model kimi-k2, --tier batch" in err
+
+
+def test_tco_names_its_own_flags_and_checks_columns_before_printing(capsys):
+    rc, out, err = run(capsys, "tco", "gb200", "--profile", "neocloud", "--vintage", "2026-09")
+    assert rc == 2
+    assert "--profile 'neocloud'" in err
+    assert "--vintage '2026-09'" in err
+    assert "tco_profile" not in err
+    rc, out, err = run(capsys, "tco", "gb200", "--columns", "foo")
+    assert rc == 2
+    assert out == ""  # no header printed before the error
+    _one_line_error(err, "tco")
+
+
+def test_one_system_named_twice_is_refused(capsys):
+    rc, _, err = run(capsys, "cost", "--hardware", "gb200", "--hardware", "gb200-nvl72", "--throughput", "1000")
+    assert rc == 2
+    _one_line_error(err, "cost")
+    assert "name the same system (gb200-nvl72)" in err
+
+
+def test_chosen_columns_show_without_a_value_and_the_margin_header(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    # a measured row has no band: the chosen column is shown empty, not refused
+    rc, out, _ = run(capsys, "cost", "--hardware", "gb200", "--model", "deepseek-r1", "--columns",
+                     "hardware_id,cost_low_usd_per_mtok")
+    assert rc == 0
+    assert "cost low" in out
+    rc, out, _ = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "10000",
+                     "--columns", "hardware_id,gross_margin_frac")
+    assert rc == 0
+    assert [ln.split()[0] for ln in out.splitlines()] == ["quantity", "gross_margin_frac"]
+
+
+def test_unreachable_breakevens_are_explained(capsys):
+    # revenue per GPU-hour at 0.05/0.3 USD/Mtok is below the TCO at any utilization
+    rc, out, _ = run(capsys, "margin", "--hardware", "b200", "--model", "deepseek-r1", "--throughput", "1000",
+                     "--price-input", "0.05", "--price-output", "0.3", "--columns", "breakeven_utilization_frac")
+    assert rc == 0
+    assert "note: '-' under breakeven_utilization_frac: no utilization up to 1" in out
+
+
+def test_json_writes_slashes_plainly(capsys):
+    rc, out, _ = run(capsys, "cost", "--hardware", "b200", "--throughput", "1000", "--format", "json",
+                     "--columns", "workload")
+    assert rc == 0
+    assert '"8k/1k"' in out
+    assert json.loads(out) == [{"workload": "8k/1k"}]

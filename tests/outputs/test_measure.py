@@ -175,11 +175,19 @@ def test_existing_output_is_not_overwritten(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [({"concurrencies": (0,)}, "concurrencies"),
-                                               ({"num_gpus": 0}, "num_gpus"), ({"osl": 0}, "osl")])
+                                               ({"num_gpus": 0}, "num_gpus"), ({"osl": 0}, "osl"),
+                                               ({"num_gpus": 2.5}, "num_gpus must be a whole number"),
+                                               ({"timeout_s": 120_000.0}, "looks like milliseconds")])
 def test_bad_arguments(kwargs: dict[str, object], match: str) -> None:
+    # port 9 refuses connections: each error is raised before any request is sent
     args: dict[str, object] = {"hardware": "h100", "num_gpus": 1, "progress": False, **kwargs}
     with pytest.raises(ValueError, match=match):
         measure("http://127.0.0.1:9/v1", "m", **args)  # type: ignore[arg-type]
+
+
+def test_unknown_hardware_is_named_before_connecting() -> None:
+    with pytest.raises(KeyError, match=r"h2000.*closest: H200"):
+        measure("http://127.0.0.1:9/v1", "m", hardware="h2000", num_gpus=8, progress=False)
 
 
 # A word-level tokenizer AIPerf can load offline (its "builtin" tokenizer downloads a BPE file).

@@ -90,15 +90,18 @@ def _terminal_width() -> int:
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
-def _chosen(frame: pd.DataFrame) -> pd.DataFrame:
-    """Return the ``--columns`` of ``frame``, in their order (all columns without the flag)."""
-    columns = _CHOSEN["columns"]
-    if not columns:
+def _chosen(frame: pd.DataFrame, *, header: str | None = None) -> pd.DataFrame:
+    """Return the ``--columns`` of ``frame``, in their order (all columns without the flag).
+
+    ``header`` names the column a transposed table shows as its header row (always shown).
+    """
+    columns = [c for c in _CHOSEN["columns"] or [] if c != header]
+    if not _CHOSEN["columns"]:
         return frame
     names = [str(c) for c in frame.columns]
     for c in columns:
         if c not in names:
-            raise unknown_name_error("--columns name", c, names)
+            raise unknown_name_error("--columns name", c, [*names, *([header] if header else [])])
     return frame[list(dict.fromkeys(columns))]
 
 
@@ -113,7 +116,8 @@ def _emit(frame: pd.DataFrame, fmt: str, *, index: bool = True) -> None:
         sys.stdout.write(_dates_as_text(frame).to_csv(index=index))
     elif fmt == "json":
         out = _dates_as_text(frame.reset_index() if index else frame)
-        sys.stdout.write(out.to_json(orient="records", date_format="iso", indent=2) + "\n")
+        # "\/" is JSON's optional escape of "/": written plainly ("8k/1k"), the same JSON
+        sys.stdout.write(out.to_json(orient="records", date_format="iso", indent=2).replace("\\/", "/") + "\n")
     else:
         sys.stdout.write(render_table(frame.reset_index() if index else frame, columns=_CHOSEN["columns"],
                                       width=_terminal_width()))
@@ -317,6 +321,11 @@ def _cmd_models(args: argparse.Namespace) -> None:
 
 def _cmd_prices(args: argparse.Namespace) -> None:
     table = tk.price_table(model=args.model, provider=args.provider, price_tier=args.tier)
+    if table.empty:
+        asked = ", ".join(f"{flag} {value}" for flag, value in (("--model", args.model), ("--provider", args.provider),
+                                                                ("--tier", args.tier)) if value)
+        raise ValueError(f"no API price listed for {asked}; list what there is with `tokenomics prices"
+                         + (f" --model {args.model}`" if args.model else "`"))
     if args.format == "table":
         table = table.drop(columns=["source"], errors="ignore")
     _emit(table, args.format, index=False)
@@ -382,19 +391,30 @@ def _as_flags(message: str) -> str:
     return message
 
 
+_TCO_FLAGS = {"tco_profile": "--profile", "tco_vintage": "--vintage", "tco_tier": "--tier"}
+"""Keyword names of a TCO basis error -> the flags of ``tokenomics tco``."""
+
+
 def _cmd_tco(args: argparse.Namespace) -> None:
-    basis = tco_basis(args.basis, profile=args.profile, vintage=args.vintage, tier=args.tier)
+    try:
+        basis = tco_basis(args.basis, profile=args.profile, vintage=args.vintage, tier=args.tier)
+    except ValueError as err:
+        message = str(err)
+        for name, flag in _TCO_FLAGS.items():
+            message = message.replace(f"{name}=", f"{flag} ")
+        raise ValueError(message) from None
     res = basis.tco(args.system)
     frame = res.to_frame().reset_index()
     if args.format != "table":
         frame.insert(0, "hardware_id", res.hardware_id)
         _emit(frame, args.format, index=False)
         return
+    shown = frame.assign(share_frac=frame["share_frac"] * 100).rename(columns={"share_frac": "share_%"})
+    _chosen(shown)  # an unknown --columns name fails before anything is printed
     sys.stdout.write(
         f"TCO of {res.hardware_id} ({basis.label}): {res.usd_per_gpu_hour:.3f} USD/GPU-hour, "
         f"{res.usd_per_system_hour:,.2f} USD/system-hour ({res.accelerators_per_system} accelerators)\n\n"
     )
-    shown = frame.assign(share_frac=frame["share_frac"] * 100).rename(columns={"share_frac": "share_%"})
     with pd.option_context("display.float_format", _number):
         _emit(shown, "table", index=False)
     for note in res.notes:
@@ -481,10 +501,11 @@ def _cmd_cost(args: argparse.Namespace) -> None:
     frames = [supply(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
                      interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
                      kv_offload=args.kv_offload)
-              for hw in _progress(args.hardware, f"tokenomics {args.command}")]
+              for hw in _progress(_hardware_ids(args.hardware), f"tokenomics {args.command}")]
     frame = pd.concat(frames, ignore_index=True)
     if args.format == "table":
-        shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
+        keep = set(_CHOSEN["columns"] or [])  # a chosen column is shown even without a value
+        shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all() and c not in keep])
         first = [c for c in COST_TABLE_FIRST if c in shown.columns]
         shown = shown[first + [c for c in shown.columns if c not in first]]
         with pd.option_context("display.float_format", _number):
@@ -509,14 +530,37 @@ def _cmd_margin(args: argparse.Namespace) -> None:
                            price_tier=args.price_tier, input_usd_per_mtok=args.price_input,
                            output_usd_per_mtok=args.price_output,
                            cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
-                  for hw in _progress(args.hardware, f"tokenomics {args.command}")]
+                  for hw in _progress(_hardware_ids(args.hardware), f"tokenomics {args.command}")]
     except ValueError as err:
         raise ValueError(_as_flags(str(err))) from None
     frame = pd.concat(frames, ignore_index=True)
     if args.format != "table":
         _emit(frame, args.format, index=False)
         return
-    sys.stdout.write(_quantity_table(_chosen(frame.set_index("hardware_id"))))
+    shown = _chosen(frame.set_index("hardware_id"), header="hardware_id")
+    sys.stdout.write(_quantity_table(shown))
+    for column, why in _UNREACHABLE.items():
+        if column in shown.columns and shown[column].isna().any():
+            sys.stdout.write(f"note: '-' under {column}: {why}\n")
+
+
+_UNREACHABLE = {
+    "breakeven_utilization_frac": "no utilization up to 1 reaches the target margin at these prices",
+    "breakeven_price_usd_per_mtok": "no price reaches the target margin (the license fee's revenue share "
+                                    "leaves too little)",
+}
+"""Why a break-even of the margin table has no value."""
+
+
+def _hardware_ids(names: Sequence[str]) -> list[str]:
+    """Resolve ``--hardware`` names; one system named twice (by two aliases) is an error."""
+    ids: dict[str, str] = {}
+    for name in names:
+        hid = tk.hardware(name).hardware_id
+        if hid in ids:
+            raise ValueError(f"--hardware {ids[hid]} and --hardware {name} name the same system ({hid}); give it once")
+        ids[hid] = name
+    return list(ids)
 
 
 def _quantity_table(frame: pd.DataFrame) -> str:
@@ -838,6 +882,7 @@ FLAG_FOR_FIELD: dict[str, str] = {
     "tco_vintage": "--tco-vintage",
     "tco_tier": "--tco-tier",
     "num_gpus": "--gpus",
+    "timeout_s": "--timeout",
     "num_prefill_gpus": "--prefill-gpus",
     "num_decode_gpus": "--decode-gpus",
     "kv_offload": "--kv-offload",

@@ -357,7 +357,7 @@ def measure(
     progress : bool
         Show a progress bar on stderr.
     timeout_s : float
-        Per-request timeout [s].
+        Per-request timeout [s], in (0, 3600].
     tokenizer : str, optional
         Tokenizer AIPerf counts tokens with (``driver="aiperf"``); default the model name.
 
@@ -371,12 +371,16 @@ def measure(
     EndpointError
         Unreachable endpoint, refused connection, non-OpenAI reply or a failed request (nothing
         is written).
+    KeyError
+        Unknown hardware (close matches listed), before any request is sent.
     ValueError
-        Bad concurrency, request count, lengths or GPU count.
+        Bad concurrency, request count, lengths, GPU count (a whole number >= 1) or timeout (in
+        (0, :data:`MAX_TIMEOUT_S`] s).
     FileExistsError
         ``output`` exists and ``overwrite`` is False.
     """
     from tokenomics.curves.ingest import read_aiperf
+    from tokenomics.curves.ingest._common import resolve_hardware_name
 
     levels = [int(c) for c in concurrencies]
     if not levels or any(c < 1 or c != float(cc) for c, cc in zip(levels, concurrencies, strict=True)):
@@ -384,8 +388,12 @@ def measure(
     for name, value in (("isl", isl), ("osl", osl)):
         if int(value) < 1:
             raise ValueError(f"{name} must be >= 1 token, got {value}")
-    if not num_gpus > 0:
-        raise ValueError(f"num_gpus must be > 0, got {num_gpus}")
+    if not num_gpus > 0 or float(num_gpus) != int(num_gpus):
+        raise ValueError(f"num_gpus must be a whole number of accelerators >= 1, got {num_gpus}")
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:
+        hint = " (it looks like milliseconds: give seconds)" if timeout_s > MAX_TIMEOUT_S else ""
+        raise ValueError(f"timeout_s={timeout_s:g} is outside (0, {MAX_TIMEOUT_S:g}] s{hint}")
+    resolve_hardware_name(hardware)  # an unknown name fails here, before any request is sent
     if requests_per_level is not None and requests_per_level < 1:
         raise ValueError(f"requests_per_level must be >= 1, got {requests_per_level}")
     out = Path(output) if output is not None else None
@@ -413,6 +421,10 @@ def measure(
         points.to_csv(tmp_out, index=False)
         tmp_out.replace(out)
     return points
+
+
+MAX_TIMEOUT_S: float = 3600.0
+"""Longest per-request timeout :func:`measure` accepts [s]; a larger value is taken for milliseconds."""
 
 
 @contextlib.contextmanager
