@@ -206,3 +206,26 @@ def test_unmeasured_system_is_projected():
     assert curve_kind_at(curve, 50.0) == "projected"
     assert anchor_at(curve, 50.0)[1] is None
     assert (points["kind"] == "projected").all()
+
+
+def test_beyond_its_measured_range_a_mode_follows_the_nearest_measurement_of_any_mode():
+    # AgentX MI355X Kimi-K2.7: CPU-DRAM offload measured at 16-48 sessions (<= ~15 tok/s/user), no
+    # offload at 4-8 sessions (~30-48 tok/s/user); at 47 tok/s/user the no-offload run is the
+    # measurement at that load, carried onto DRAM offload by the projected ratio of the two modes
+    wl = tk.workload("agentic-coding")
+    none_curve, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="none")
+    dram_curve, points = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram")
+    proj = {mode: tk.ThroughputCurve.from_points(project_session_curve("kimi-k2.7", "mi355x", wl, kv_offload=mode),
+                                                 allow_mixed_groups=True) for mode in ("none", "dram")}
+    x = 47.0
+    by_hand = (float(none_curve.throughput_at(x)) * float(proj["dram"].throughput_at(x))
+               / float(proj["none"].throughput_at(x)))
+    # the carried rows sit at the projection's knots: the curve between them is interpolated
+    assert float(dram_curve.throughput_at(x)) == pytest.approx(by_hand, rel=0.03)
+    assert set(points.loc[points["kind"] == "anchored", "anchor_kv_offload"]) >= {"none"}
+    # with the end ratio of DRAM's own runs at ~15 tok/s/user it was 30 % lower
+    meas = curves(model="kimi-k2.7", hardware="mi355x", kind="measured", workload="agentic-coding")
+    envelope = tk.ThroughputCurve.from_points(meas[meas["kv_offload"] == "dram"], allow_mixed_groups=True)
+    hi = envelope.interactivity_range[1]
+    end_ratio = float(envelope.throughput_at(hi)) / float(proj["dram"].throughput_at(hi))
+    assert float(dram_curve.throughput_at(x)) > 1.2 * end_ratio * float(proj["dram"].throughput_at(x))

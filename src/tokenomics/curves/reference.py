@@ -61,8 +61,11 @@ def reference_curve(
        (:func:`tokenomics.perf.project.project_curve`, or
        :func:`tokenomics.perf.sessions.project_session_curve` for session traffic) scaled by the
        anchor ratio at the nearest measured end, ``r = measured(x_end) / projected(x_end)``, so
-       the curve is continuous there; the union's Pareto frontier never rises with
-       interactivity. Inside [x_lo, x_hi] the measured envelope is used unchanged.
+       the curve is continuous there; where another offload mode's measurement is nearer (in log
+       interactivity; e.g. no-offload runs at light load beside offload runs at heavy load), that
+       measurement carried by the projected ratio of the two modes, as in step 3. The union's
+       Pareto frontier never rises with interactivity. Inside [x_lo, x_hi] the measured envelope
+       is used unchanged.
     3. An offload mode never measured on a system measured in another mode
        (:data:`ANCHOR_PREFERENCE`): its projection scaled, point by point, by that mode's
        ``reference(x) / projected(x)`` (that mode's curve from steps 1-2 over its own
@@ -132,11 +135,7 @@ def reference_curve(
             other_curve, _ = reference_curve(m, hw, workload=wl, kv_offload=other)
             other_proj = _curve(_project(m, hw, wl, other))
             rows = _with_knots(projected, other_curve.points[_X])
-            anchored = _anchor(rows, _mode_ratio(other_curve, other_proj, rows[_X]), other)
-            # hits likewise: the measured mode's, plus the projected difference between the modes
-            x, own = anchored[_X].to_numpy(dtype=float), cache_hit_frac_of_rows(anchored)
-            carried_hit = np.clip(_hit_at(other_curve.points, x) + own - _hit_at(other_proj.points, x), 0.0, 1.0)
-            anchored["realized_cache_hit_frac"] = np.where(np.isnan(carried_hit), own, carried_hit)
+            anchored = _carry(rows, other_curve, other_proj, other)
             carried = _CarriedCurve.from_points(anchored, allow_mixed_groups=True)
             assert isinstance(carried, _CarriedCurve)
             carried.reference, carried.projections = other_curve, (_curve(projected), other_proj)
@@ -150,7 +149,22 @@ def reference_curve(
     proj = _curve(projected)
     px = projected[_X].to_numpy(dtype=float)
     parts = [envelope.points]
-    for side, edge in ((px < lo, lo), (px > hi, hi)):
+    # beyond the mode's measured range each projected point follows the nearest measurement (in
+    # log interactivity): its own mode's end ratio, or another mode's measurement carried by the
+    # projected ratio of the two modes (the same load, measured in that mode)
+    elsewhere = (px < lo) | (px > hi)
+    nearest = np.where(elsewhere, _log_distance(px, lo, hi), np.inf)
+    for other in ANCHOR_PREFERENCE[mode]:
+        other_env = _envelope(measured[modes == other])
+        if other_env is None or not elsewhere.any():
+            continue
+        d = _log_distance(px, *other_env.interactivity_range)
+        closer = elsewhere & (d < nearest)
+        if closer.any():
+            parts.append(_carry(projected[closer], other_env, _curve(_project(m, hw, wl, other)), other))
+            elsewhere &= ~closer
+            nearest = np.where(elsewhere, nearest, np.inf)
+    for side, edge in ((elsewhere & (px < lo), lo), (elsewhere & (px > hi), hi)):
         if side.any():
             ratio = float(envelope.throughput_at(edge)) / float(proj.throughput_at(edge, extrapolate="clip"))
             parts.append(_anchor(projected[side], ratio, mode))
@@ -264,9 +278,10 @@ class _AnchoredCurve(ThroughputCurve):
 class _CarriedCurve(ThroughputCurve):
     """A never-measured offload mode: a measured mode's curve times the projected ratio of the two modes.
 
-    ``throughput_at(x) = reference(x) x projected_mode(x) / projected_reference_mode(x)``, each
-    read clipped at its ends, wherever the curve's own points (the anchored projection at the
-    union of both curves' knots) reach; their columns (realized hits, configuration) describe it.
+    ``throughput_at(x) = reference(x) x projected_mode(x) / projected_reference_mode(x)`` (the
+    reference and its projection read at ``x`` clipped into the reference's range:
+    :func:`_mode_ratio`), wherever the curve's own points (the anchored projection at the union
+    of both curves' knots) reach; their columns (realized hits, configuration) describe it.
     """
 
     reference: ThroughputCurve | None = None
@@ -278,9 +293,8 @@ class _CarriedCurve(ThroughputCurve):
             return out
         x = interactivity_tok_per_s_per_user
         mode, other = self.projections
-        exact = (np.asarray(self.reference.throughput_at(x, extrapolate="clip"), dtype=float)
-                 * np.asarray(mode.throughput_at(x, extrapolate="clip"), dtype=float)
-                 / np.asarray(other.throughput_at(x, extrapolate="clip"), dtype=float))
+        exact = (_mode_ratio(self.reference, other, x)
+                 * np.asarray(mode.throughput_at(x, extrapolate="clip"), dtype=float))
         reached = np.isfinite(np.asarray(out, dtype=float))
         if not reached.any():
             return out
@@ -361,6 +375,25 @@ def _with_knots(projected: pd.DataFrame, at: pd.Series) -> pd.DataFrame:
     return pd.concat([front, rows], ignore_index=True).sort_values(_X).reset_index(drop=True)
 
 
+def _log_distance(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Return the distance of interactivities ``x`` from the range [lo, hi] in log interactivity (0 inside)."""
+    return np.maximum(np.log(lo / x), 0.0) + np.maximum(np.log(x / hi), 0.0)
+
+
+def _carry(rows: pd.DataFrame, reference: ThroughputCurve, reference_projection: ThroughputCurve,
+           mode: str) -> pd.DataFrame:
+    """Return projected rows of one offload mode carried onto another mode's curve.
+
+    Throughput scaled by ``reference(x) / reference_projection(x)`` per row, realized hits the
+    reference's plus the projected difference between the two modes (clipped to [0, 1]).
+    """
+    anchored = _anchor(rows, _mode_ratio(reference, reference_projection, rows[_X]), mode)
+    x, own = anchored[_X].to_numpy(dtype=float), cache_hit_frac_of_rows(anchored)
+    carried_hit = np.clip(_hit_at(reference.points, x) + own - _hit_at(reference_projection.points, x), 0.0, 1.0)
+    anchored["realized_cache_hit_frac"] = np.where(np.isnan(carried_hit), own, carried_hit)
+    return anchored
+
+
 def _hit_at(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
     """Return the points' hit fraction (all tiers) read linearly at interactivities ``x`` (clipped at the ends)."""
     px = points[_X].to_numpy(dtype=float)
@@ -372,10 +405,15 @@ def _hit_at(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
     return np.interp(x, px[ok][order], hit[ok][order])
 
 
-def _mode_ratio(reference: ThroughputCurve, projection: ThroughputCurve, at: pd.Series) -> np.ndarray:
-    """Return reference / projected throughput of one offload mode at ``at`` (both clipped at their ends)."""
-    x = at.to_numpy(dtype=float)
-    ref = np.asarray(reference.throughput_at(x, extrapolate="clip"), dtype=float)
+def _mode_ratio(reference: ThroughputCurve, projection: ThroughputCurve, at: Any) -> np.ndarray:
+    """Return reference / projected throughput of one offload mode at ``at``.
+
+    Both are read at ``at`` clipped into the reference's interactivity range (beyond it: the ratio
+    at its nearest end), the projection also clipped at its own ends.
+    """
+    lo, hi = reference.interactivity_range
+    x = np.clip(np.asarray(at, dtype=float), lo, hi)
+    ref = np.asarray(reference.throughput_at(x), dtype=float)
     return ref / np.asarray(projection.throughput_at(x, extrapolate="clip"), dtype=float)
 
 
