@@ -59,8 +59,10 @@ CURVE_COLUMNS: Final[dict[str, tuple[str, str]]] = {
     "tpot_p99_s": ("Float64", "p99 time per output token [s]"),
     "itl_median_s": ("Float64", "median inter-token latency [s]"),
     "itl_p90_s": ("Float64", "p90 inter-token latency [s]"),
+    "itl_p99_s": ("Float64", "p99 inter-token latency [s]"),
     "e2el_median_s": ("Float64", "median end-to-end request latency [s]"),
     "e2el_p90_s": ("Float64", "p90 end-to-end request latency [s]"),
+    "e2el_p99_s": ("Float64", "p99 end-to-end request latency [s]"),
     # caching and offload ------------------------------------------------------------------------------
     "cache_hit_frac": ("Float64", "overall prefix-cache hit fraction of input tokens"),
     "gpu_cache_hit_frac": ("Float64", "fraction of input tokens hit in GPU (HBM) KV cache"),

@@ -592,29 +592,50 @@ def _cmd_ingest(args: argparse.Namespace) -> None:
     if not src.exists():
         raise FileNotFoundError(f"{src} does not exist")
     out = Path(args.output) if args.output else None
-    if out is not None and out.exists() and not args.force:
-        raise FileExistsError(f"{out} exists; pass --force to overwrite it")
+    fmt = args.format or "table"
+    if out is not None:
+        by_suffix = {".csv": "csv", ".json": "json"}.get(out.suffix.lower())
+        if args.format == "table":
+            raise ValueError("--format table prints to the terminal; write -o FILE as --format csv or json")
+        fmt = args.format or by_suffix or "csv"
+        if by_suffix is not None and by_suffix != fmt:
+            raise ValueError(f"-o {out} has a {out.suffix} suffix but --format is {fmt}; make them agree")
+        if out.exists() and not args.force:
+            raise FileExistsError(f"{out} exists; pass --force to overwrite it")
     kwargs = {"hardware": args.hardware, "num_gpus": args.gpus, "num_prefill_gpus": args.prefill_gpus,
               "num_decode_gpus": args.decode_gpus}
-    if src.is_dir():
-        points, skipped = read_results_dir(src, **kwargs)
-        for rec in skipped.itertuples(index=False):
-            rows = f" ({rec.rows} rows)" if rec.rows else ""
-            sys.stderr.write(f"skipped {rec.path}{rows}: {rec.reason}\n")
-        n_files = f", {len(skipped)} skipped"
-    else:
-        points = read_results(src, **kwargs)
-        n_files = ""
+    try:
+        if src.is_dir():
+            points, skipped = read_results_dir(src, **kwargs)
+        else:
+            points = read_results(src, **kwargs)
+            skipped = pd.DataFrame([{"path": str(src), "rows": int(n), "reason": reason}
+                                    for reason, n in points.attrs.get("skipped", {}).items()],
+                                   columns=["path", "rows", "reason"])
+    except (KeyError, ValueError) as err:
+        text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+        text = text.replace("leave hardware out", "leave --hardware out")
+        text = re.sub(r"(?<![\w-])hardware=(?!\.\.\.)", "--hardware=", text)
+        raise (KeyError(text) if isinstance(err, KeyError) else ValueError(text)) from None
+    for rec in skipped.itertuples(index=False):
+        rows = f" ({rec.rows} rows)" if rec.rows else ""
+        sys.stderr.write(f"skipped {rec.path}{rows}: {rec.reason}\n")
+    n_skipped = f", {len(skipped)} skipped" if len(skipped) else ""
     if points.empty:
-        raise ValueError(f"no curve points read from {src}{n_files}")
+        raise ValueError(f"no curve points read from {src}{n_skipped}")
+    points.attrs = {}
     if out is None:
-        _emit(points, args.format if args.format != "table" else "csv", index=False)
+        _emit(points, fmt, index=False)
+        return
+    chosen = _dates_as_text(_chosen(points))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    if fmt == "json":
+        tmp.write_text(chosen.to_json(orient="records", date_format="iso", indent=2) + "\n", encoding="utf-8")
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp")
-        points.to_csv(tmp, index=False)
-        tmp.replace(out)
-        sys.stderr.write(f"wrote {len(points)} curve points to {out}{n_files}\n")
+        chosen.to_csv(tmp, index=False)
+    tmp.replace(out)
+    sys.stderr.write(f"wrote {len(points)} curve points to {out} ({fmt}){n_skipped}\n")
 
 
 def _cmd_measure(args: argparse.Namespace) -> None:
@@ -768,11 +789,17 @@ def build_parser() -> argparse.ArgumentParser:
              epilog="examples:\n  tokenomics ingest results/ -o points.csv\n"
                     "  tokenomics ingest run.json --hardware mi355x --gpus 8 --format json\n")
     ig.add_argument("path", metavar="PATH", help="a result file or a directory of them")
-    ig.add_argument("-o", "--output", metavar="FILE", help="write CSV here (default: print to stdout)")
-    ig.add_argument("--hardware", help="hardware of files that do not name it")
-    ig.add_argument("--gpus", type=_number_arg, help="GPUs of an aggregated raw run")
-    ig.add_argument("--prefill-gpus", type=_number_arg, help="prefill GPUs of a disaggregated raw run")
-    ig.add_argument("--decode-gpus", type=_number_arg, help="decode GPUs of a disaggregated raw run")
+    ig.set_defaults(format=None)  # stdout: a table; -o FILE: csv or json by --format, else by suffix
+    ig.add_argument("-o", "--output", metavar="FILE",
+                    help="write CSV or JSON here (--format, else the .csv/.json suffix; default: print to stdout)")
+    ig.add_argument("--hardware",
+                    help="hardware of files that do not name it (a file naming other hardware is an error)")
+    ig.add_argument("--gpus", type=_number_arg,
+                    help="GPUs of an aggregated raw run whose file does not state them (a stated count must agree)")
+    ig.add_argument("--prefill-gpus", type=_number_arg,
+                    help="prefill GPUs of a disaggregated raw run whose file does not state them")
+    ig.add_argument("--decode-gpus", type=_number_arg,
+                    help="decode GPUs of a disaggregated raw run whose file does not state them")
     ig.add_argument("--force", action="store_true", help="overwrite an existing output file")
     me = add("measure", _cmd_measure,
              "measure an OpenAI-compatible endpoint over a concurrency sweep -> measured curve points",

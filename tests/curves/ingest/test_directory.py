@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenomics.curves.ingest import read_results, read_results_dir
+from tokenomics.curves.ingest import ArgumentConflictError, read_results, read_results_dir
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -62,9 +62,12 @@ def test_directory_reports_every_skip(shared_data: Path) -> None:
     assert len(disagg) == 8
     assert disagg["reason"].str.contains("hardware").all()
     # with the hardware given, those files are read too
-    points2, skipped2 = read_results_dir(d, hardware="mi355x")
-    assert len(points2) == len(points) + 8
-    assert set(skipped2["path"].map(lambda p: Path(p).name)) == {"SOURCE.md", "summary.csv"}
+    points2, skipped2 = read_results_dir(d / "multinode_disagg_raw_gptoss120b_1k1k", hardware="mi355x")
+    assert len(points2) == 8
+    assert skipped2.empty
+    # but not over files that name other hardware (the B200 agentic rows)
+    with pytest.raises(ArgumentConflictError, match=r"names hardware 'b200'.*hardware='mi355x'"):
+        read_results_dir(d, hardware="mi355x")
 
 
 def test_directory_of_fixtures_reports_malformed_files(tmp_path: Path) -> None:

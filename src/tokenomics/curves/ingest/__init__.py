@@ -7,20 +7,33 @@ Every reader returns one tidy table of curve points conformed to
 
 from __future__ import annotations
 
-from tokenomics.curves.ingest._common import IngestError, resolve_hardware_name, resolve_model_name
+from tokenomics.curves.ingest._common import (
+    ArgumentConflictError,
+    IngestError,
+    resolve_hardware_name,
+    resolve_model_name,
+)
 from tokenomics.curves.ingest.agentx import read_agentx
 from tokenomics.curves.ingest.aiconfigurator import read_aiconfigurator
 from tokenomics.curves.ingest.aiperf import read_aiperf, read_genai_perf
-from tokenomics.curves.ingest.directory import ReadResult, detect_format, read_results, read_results_dir
+from tokenomics.curves.ingest.directory import (
+    ReadResult,
+    detect_format,
+    drop_duplicate_points,
+    read_results,
+    read_results_dir,
+)
 from tokenomics.curves.ingest.inferencex import per_gpu_throughput, read_inferencex
 from tokenomics.curves.ingest.mlperf import MLPERF_LATENCY_LIMITS_MS, read_mlperf
 from tokenomics.curves.ingest.power import joules_per_token, read_power_baseline, tok_per_s_per_kw
 
 __all__ = [
     "MLPERF_LATENCY_LIMITS_MS",
+    "ArgumentConflictError",
     "IngestError",
     "ReadResult",
     "detect_format",
+    "drop_duplicate_points",
     "joules_per_token",
     "per_gpu_throughput",
     "read_agentx",

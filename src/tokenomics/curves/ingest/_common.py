@@ -23,6 +23,7 @@ from tokenomics.curves.schema import CURVE_COLUMNS, conform
 from tokenomics.units import SECONDS_PER_MS
 
 __all__ = [
+    "ArgumentConflictError",
     "IngestError",
     "resolve_hardware_name",
     "resolve_model_name",
@@ -83,6 +84,163 @@ class IngestError(ValueError):
         self.key = key
         self.problem = problem
         super().__init__(f"{self.source}: key {key!r}: {problem}")
+
+
+class ArgumentConflictError(IngestError):
+    """A caller's argument contradicts what the file states, or does not apply to the file.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        The file (or file and row) being read.
+    key : str
+        The key (or ``<file name>``) that states the value.
+    problem : str
+        The file's value and the argument that contradicts it.
+    """
+
+
+def hardware_of(
+    stated: object, hardware: str | None, source: str | Path, key: str
+) -> tuple[str, str]:
+    """Return ``(hardware_id, hardware_name)`` from the file's hardware name and the caller's.
+
+    The file's name wins: ``hardware`` fills in for a file that names none (or one the catalog
+    does not know), and must otherwise resolve to the same catalog id. ``hardware_name`` is
+    always the name as written in the file when it has one.
+
+    Parameters
+    ----------
+    stated : object
+        Hardware as written in the file (None or empty: not recorded).
+    hardware : str or None
+        Hardware name or id given by the caller.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key the file names its hardware in, for the error message.
+
+    Returns
+    -------
+    tuple of str
+        Catalog hardware id and the name as written.
+
+    Raises
+    ------
+    ArgumentConflictError
+        If ``hardware`` resolves to a different catalog id than the file's name.
+    KeyError
+        If neither name maps to a catalog id (closest ids listed), or both are missing.
+    """
+    named = None if stated is None or _isnan(stated) or not str(stated).strip() else str(stated)
+    if named is None:
+        try:
+            return resolve_hardware_name(hardware, source=source), str(hardware)
+        except KeyError as err:
+            raise KeyError(f"{source}: hardware: {err.args[0]}") from None
+    given_id = None
+    if hardware is not None:
+        try:
+            given_id = resolve_hardware_name(hardware)
+        except KeyError as err:
+            raise KeyError(f"hardware={hardware!r}: {err.args[0]}") from None
+    try:
+        file_id = resolve_hardware_name(named, source=source)
+    except KeyError as err:
+        if given_id is None:
+            raise KeyError(f"{source}: key {key!r}: {err.args[0]}") from None
+        return given_id, named  # the catalog does not know the file's spelling: the caller names it
+    if given_id is not None and given_id != file_id:
+        raise ArgumentConflictError(
+            source, key,
+            f"the file names hardware {named!r} ({file_id}); hardware={hardware!r} ({given_id}) "
+            "contradicts it (leave hardware out for files that name their hardware)",
+        )
+    return file_id, named
+
+
+def gpu_count(stated: float, given: float | None, source: str | Path, key: str, argument: str) -> float:
+    """Return the GPU count a file states, or the caller's where the file states none.
+
+    Parameters
+    ----------
+    stated : float
+        Count stated by the file [count]; NaN if it states none.
+    given : float or None
+        Count given by the caller (``argument``) [count].
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key (or ``<file name>``) stating the count.
+    argument : str
+        Name of the caller's argument, e.g. ``"num_gpus"``.
+
+    Returns
+    -------
+    float
+        The count [count]; NaN when neither states one.
+
+    Raises
+    ------
+    ArgumentConflictError
+        If both state a count and they differ.
+    """
+    if given is None:
+        return stated
+    if math.isnan(stated):
+        return float(given)
+    if not math.isclose(stated, float(given)):
+        role = {"num_prefill_gpus": "prefill ", "num_decode_gpus": "decode "}.get(argument, "")
+        raise ArgumentConflictError(
+            source, key, f"the file states {stated:g} {role}GPUs; {argument}={given:g} contradicts it"
+        )
+    return stated
+
+
+def refuse_arguments(source: str | Path, key: str, why: str, **given: float | str | None) -> None:
+    """Raise for every argument given (not None) that the file's layout does not use.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key (or ``<file name>``) that fixes the layout.
+    why : str
+        Why the arguments do not apply, e.g. ``"the row is an aggregated run on 8 GPUs"``.
+    **given
+        Argument name -> value.
+
+    Raises
+    ------
+    ArgumentConflictError
+        Naming the first argument given.
+    """
+    for name, value in given.items():
+        if value is not None:
+            shown = f"{value:g}" if isinstance(value, int | float) else repr(value)
+            raise ArgumentConflictError(source, key, f"{name}={shown} does not apply: {why}")
+
+
+def check_throughput(value: float, source: str | Path, key: str) -> None:
+    """Raise if a throughput is present but zero or negative (a failed or empty run).
+
+    Parameters
+    ----------
+    value : float
+        Throughput [tok/s or tok/s/GPU]; NaN (absent) passes.
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key, for the error message.
+
+    Raises
+    ------
+    IngestError
+        If ``value <= 0``.
+    """
+    if not math.isnan(value) and value <= 0:
+        raise IngestError(source, key, f"throughput must be > 0 tok/s, got {value!r}")
 
 
 def load_json(path: Path) -> Any:

@@ -32,13 +32,16 @@ from tokenomics.curves.ingest._common import (
     as_float,
     check_gpu_count,
     check_parallel_size,
+    check_throughput,
     check_throughput_sum,
     check_tpot_seconds,
     frame_from_records,
     get_path,
+    gpu_count,
+    hardware_of,
     interactivity_from_tpot,
     load_json,
-    resolve_hardware_name,
+    refuse_arguments,
     resolve_model_name,
 )
 from tokenomics.curves.ingest.inferencex import per_gpu_throughput
@@ -96,11 +99,7 @@ def _fraction(value: object, source: str, key: str) -> float:
 
 
 def _identity(doc: Mapping[str, Any], source: str, hardware: str | None) -> dict[str, Any]:
-    hw_name = hardware if hardware is not None else doc.get("hw")
-    try:
-        hardware_id = resolve_hardware_name(hw_name, source=source)
-    except KeyError as err:
-        raise KeyError(f"{source}: key 'hw': {err.args[0]}") from None
+    hardware_id, hw_name = hardware_of(doc.get("hw"), hardware, source, "hw")
     model_name = doc.get("model") or doc.get("infmax_model_prefix")
     if not model_name:
         raise IngestError(source, "model", "is required but missing")
@@ -119,8 +118,12 @@ def _identity(doc: Mapping[str, Any], source: str, hardware: str | None) -> dict
     }
 
 
+_Counts = tuple[float | None, float | None, float | None]
+"""Caller's (num_gpus, num_prefill_gpus, num_decode_gpus)."""
+
+
 def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
-                   as_of: str | None) -> dict[str, Any]:
+                   as_of: str | None, counts: _Counts) -> dict[str, Any]:
     rec = _identity(doc, source, hardware)
     disagg = bool(as_bool(doc.get("disagg"), source, "disagg"))
     tp = as_float(doc.get("tp"), source, "tp", required=True)
@@ -133,11 +136,20 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
     check_parallel_size(as_float(doc.get("ep"), source, "ep"), source, "ep")
     check_gpu_count(n_p, source, "num_prefill_gpu")
     check_gpu_count(n_d, source, "num_decode_gpu")
+    given_all, given_p, given_d = counts
+    if disagg:
+        n_p = gpu_count(n_p, given_p, source, "num_prefill_gpu", "num_prefill_gpus")
+        n_d = gpu_count(n_d, given_d, source, "num_decode_gpu", "num_decode_gpus")
+    else:
+        refuse_arguments(source, "disagg", "the row is an aggregated run (one pool of GPUs)",
+                         num_prefill_gpus=given_p, num_decode_gpus=given_d)
     if disagg and (math.isnan(n_p) or math.isnan(n_d)):
         raise IngestError(source, "num_prefill_gpu",
                           "disaggregated rows need num_prefill_gpu and num_decode_gpu")
     num_gpus = n_p + n_d if disagg else tp * (1.0 if math.isnan(pp) else pp) * (
         1.0 if math.isnan(pcp) else pcp)
+    num_gpus = gpu_count(num_gpus, given_all, source,
+                         "num_prefill_gpu + num_decode_gpu" if disagg else "tp", "num_gpus")
     tput_key = "request_metrics.throughput"
     total = as_float(get_path(doc, f"{tput_key}.total.tokens_per_second"), source,
                      f"{tput_key}.total.tokens_per_second")
@@ -145,6 +157,9 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
                       f"{tput_key}.output.tokens_per_second")
     stated_total = as_float(get_path(doc, f"{tput_key}.per_gpu.total_tput_tps"), source,
                             f"{tput_key}.per_gpu.total_tput_tps")
+    check_throughput(total, source, f"{tput_key}.total.tokens_per_second")
+    check_throughput(output, source, f"{tput_key}.output.tokens_per_second")
+    check_throughput(stated_total, source, f"{tput_key}.per_gpu.total_tput_tps")
     if not math.isnan(total) and not math.isnan(output):
         try:
             t_pg, i_pg, o_pg = per_gpu_throughput(
@@ -239,11 +254,15 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
 
 
 def _flat_record(doc: Mapping[str, Any], path: Path, source: str, hardware: str | None,
-                 as_of: str | None) -> dict[str, Any]:
+                 as_of: str | None, counts: _Counts) -> dict[str, Any]:
     rec = _identity(doc, source, hardware)
     tp = as_float(doc.get("tp"), source, "tp", required=True)
     tput = as_float(doc.get("tput_per_gpu"), source, "tput_per_gpu", required=True)
     check_parallel_size(tp, source, "tp")
+    check_throughput(tput, source, "tput_per_gpu")
+    refuse_arguments(source, "tp", f"the row states one pool of tp{tp:g} GPUs",
+                     num_prefill_gpus=counts[1], num_decode_gpus=counts[2])
+    gpu_count(tp, counts[0], source, "tp", "num_gpus")
     check_parallel_size(as_float(doc.get("ep"), source, "ep"), source, "ep")
     total = as_float(doc.get("total_tput_tps"), source, "total_tput_tps")
     if not math.isnan(total) and not math.isclose(total / tp, tput, rel_tol=_REL_TOL_PER_GPU):
@@ -296,7 +315,8 @@ def _flat_record(doc: Mapping[str, Any], path: Path, source: str, hardware: str 
     return rec
 
 
-def read_agentx(path: str | Path, *, hardware: str | None = None,
+def read_agentx(path: str | Path, *, hardware: str | None = None, num_gpus: float | None = None,
+                num_prefill_gpus: float | None = None, num_decode_gpus: float | None = None,
                 as_of: str | None = None) -> pd.DataFrame:
     """Read an AgentX (agentic-coding) aggregate row into curve points.
 
@@ -305,8 +325,13 @@ def read_agentx(path: str | Path, *, hardware: str | None = None,
     path : str or pathlib.Path
         A ``.json`` aggregate row (AgentX v1 nested, or the early flat agentic schema).
     hardware : str, optional
-        Hardware name or id overriding the file's ``hw`` (which may read
-        ``"cluster:mi355x-amds"``; the ``cluster:`` prefix and runner suffix are stripped).
+        Hardware name or id for a row without ``hw``. Where the row names its hardware (e.g.
+        ``"cluster:mi355x-amds"``; the ``cluster:`` prefix and runner suffix are stripped), it
+        must resolve to the same catalog id; ``hardware_name`` keeps the row's spelling.
+    num_gpus, num_prefill_gpus, num_decode_gpus : float, optional
+        GPU counts [count]; the rows state them (``tp`` x ``pp`` x ``pcp_size``, or
+        ``num_prefill_gpu``/``num_decode_gpu`` of a disaggregated row), so a count given here
+        must agree with the row's and per-role counts are refused for an aggregated row.
     as_of : str, optional
         ISO date of the measurement (the files carry none).
 
@@ -324,8 +349,11 @@ def read_agentx(path: str | Path, *, hardware: str | None = None,
         If the file is not an agentic aggregate row, a required key is missing, a value is not
         numeric, a cache-hit rate is outside 0..1, TPOT looks like milliseconds, the stated
         per-GPU throughput disagrees with total / GPUs, a parallelism size is below 1, a GPU
-        count is not positive, or (non-disaggregated rows) input + output per-GPU throughput
+        count or throughput is not positive, or (non-disaggregated rows) input + output per-GPU throughput
         is more than 1 % away from the total.
+    ArgumentConflictError
+        If ``hardware`` or a GPU count contradicts the row, or a per-role GPU count is given for
+        an aggregated row.
     KeyError
         If the hardware does not map to a catalog id.
 
@@ -339,8 +367,10 @@ def read_agentx(path: str | Path, *, hardware: str | None = None,
     source = str(p)
     doc = load_json(p)
     if is_agentx_nested(doc):
-        return frame_from_records([_nested_record(doc, source, hardware, as_of)])
+        counts = (num_gpus, num_prefill_gpus, num_decode_gpus)
+        return frame_from_records([_nested_record(doc, source, hardware, as_of, counts)])
     if is_agentic_flat(doc):
-        return frame_from_records([_flat_record(doc, p, source, hardware, as_of)])
+        counts = (num_gpus, num_prefill_gpus, num_decode_gpus)
+        return frame_from_records([_flat_record(doc, p, source, hardware, as_of, counts)])
     raise IngestError(source, "request_metrics",
                       "not an AgentX aggregate row (no request_metrics, users or scenario_type)")

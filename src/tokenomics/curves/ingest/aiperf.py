@@ -39,10 +39,10 @@ from tokenomics.curves.ingest._common import (
     check_sequence_length,
     check_tpot_seconds,
     frame_from_records,
+    hardware_of,
     interactivity_from_tpot,
     load_json,
     ms_to_s,
-    resolve_hardware_name,
     resolve_model_name,
     workload_label,
 )
@@ -194,7 +194,8 @@ def read_aiperf(
     path : str or pathlib.Path
         ``profile_export_aiperf.json`` / ``.csv`` or ``profile_export_genai_perf.json`` / ``.csv``.
     hardware : str, optional
-        Hardware name or id; default the GPU name of the telemetry section.
+        Hardware name or id where the file records no GPU telemetry; where it does, the
+        telemetry's GPU name must resolve to the same catalog id.
     num_gpus : float, optional
         Accelerators behind the endpoint; default the number of GPUs in the telemetry section.
     model, concurrency : optional
@@ -215,6 +216,8 @@ def read_aiperf(
     IngestError
         Malformed file, a missing required metric, no GPU count or hardware anywhere, a unit
         other than the documented one, implausible values (a TPOT in ms written as s).
+    ArgumentConflictError
+        If ``hardware`` names another catalog id than the GPU telemetry.
     KeyError
         If the hardware name does not map to a catalog id.
     """
@@ -239,13 +242,9 @@ def read_aiperf(
         raise IngestError(p, "num_gpus", "throughputs are system totals and no GPU telemetry is recorded; "
                                          "pass num_gpus=")
     check_gpu_count(n, source, "num_gpus")
-    hw_name = hardware or (gpus[0] if gpus else None)
-    if not hw_name:
+    if not hardware and not gpus:
         raise IngestError(p, "hardware", "hardware is not recorded (no GPU telemetry); pass hardware=...")
-    try:
-        hardware_id = resolve_hardware_name(hw_name, source=source)
-    except KeyError as err:
-        raise KeyError(f"{source}: hardware: {err.args[0]}") from None
+    hardware_id, hw_name = hardware_of(gpus[0] if gpus else None, hardware, source, "gpu telemetry")
     model_id, in_catalog = resolve_model_name(model_name)
 
     out_tps = _stat(doc, "output_token_throughput", "avg", source)

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
 
-from tokenomics.curves.ingest._common import IngestError, load_json, read_csv_table
+from tokenomics.curves.ingest._common import (
+    ArgumentConflictError,
+    IngestError,
+    load_json,
+    read_csv_table,
+    refuse_arguments,
+    resolve_hardware_name,
+)
 from tokenomics.curves.ingest.agentx import is_agentic_flat, is_agentx_nested, read_agentx
 from tokenomics.curves.ingest.aiconfigurator import is_aiconfigurator_csv, read_aiconfigurator
 from tokenomics.curves.ingest.aiperf import is_aiperf_csv, is_aiperf_json, read_aiperf
@@ -22,6 +31,22 @@ FORMATS = ("inferencex", "agentx", "power", "mlperf", "aiconfigurator", "aiperf"
 """Formats :func:`detect_format` recognises."""
 
 SKIPPED_COLUMNS = ("path", "rows", "reason")
+
+DUPLICATE_KEY: tuple[str, ...] = (
+    "hardware_id", "model_id", "precision", "framework", "spec_decoding", "disaggregated", "workload",
+    "isl_tokens", "osl_tokens", "concurrency", "tp", "ep", "dp_attention", "num_gpus",
+    "num_prefill_gpus", "num_decode_gpus", "kv_offload", "kind", "throughput_tok_per_s_per_gpu",
+    "input_throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu",
+    "interactivity_tok_per_s_per_user", "note",
+)
+"""Columns that identify one run: points equal in all of them (numbers to 9 significant digits,
+``note`` without its power remark; ``pp`` is left out, as raw files do not state it and
+``num_gpus`` carries it) are one measurement read twice, e.g. an InferenceX aggregate
+row and the raw benchmark file it was made from, or an MLPerf result in the round's JSON and in
+a CSV derived from it."""
+
+_POWER_NOTE = re.compile(r"; power = [^;]*")
+_ROW_IN_SOURCE = re.compile(r"(#.*|\[\d+\])$")
 
 
 class ReadResult(NamedTuple):
@@ -87,8 +112,15 @@ def detect_format(path: str | Path) -> str | None:
     return None
 
 
+_GPU_ARGUMENTS = ("num_gpus", "num_prefill_gpus", "num_decode_gpus")
+
+
 def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     """Read one result file of any supported format (detected from its content).
+
+    Points that repeat another point of the file (see :data:`DUPLICATE_KEY`, e.g. an MLPerf
+    submission listed under two accuracy targets with one result) are kept once; the drop is
+    counted in ``frame.attrs["skipped"]`` with the rows the reader itself skipped.
 
     Parameters
     ----------
@@ -96,36 +128,131 @@ def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
         The file.
     **kwargs
         Passed to the format's reader (e.g. ``hardware=``, ``num_gpus=``, ``as_of=``);
-        keywords a reader does not take are ignored for it.
+        keywords a reader does not take are ignored for it, except the hardware and GPU
+        counts: a file that states its own (MLPerf and AIConfigurator rows, power baselines)
+        refuses a GPU count and a hardware of another catalog id.
 
     Returns
     -------
     pandas.DataFrame
-        Curve points conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS`.
+        Curve points conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS`;
+        ``frame.attrs["skipped"]`` maps each reason rows were skipped for to their count.
 
     Raises
     ------
     IngestError
         If the format is not recognised or the file is malformed.
+    ArgumentConflictError
+        If ``hardware`` or a GPU count contradicts the file, or does not apply to it.
     KeyError
         If the hardware does not map to a catalog id.
     """
     fmt = detect_format(path)
     if fmt is None:
         raise IngestError(path, "<document>", f"not a recognised result format ({', '.join(FORMATS)})")
-    if fmt == "mlperf":
-        return read_mlperf(path, **_pick(kwargs, "on_unknown_hardware"))
-    if fmt == "agentx":
-        return read_agentx(path, **_pick(kwargs, "hardware", "as_of"))
-    if fmt == "power":
-        return read_power_baseline(path, **_pick(kwargs, "hardware"))
-    if fmt == "aiconfigurator":
-        return read_aiconfigurator(path, **_pick(kwargs, "as_of"))
+    gpus = _pick(kwargs, *_GPU_ARGUMENTS)
+    if fmt in ("mlperf", "power", "aiconfigurator"):
+        refuse_arguments(path, "<document>", f"{fmt} files state the accelerator count of every point",
+                         **gpus)
     if fmt == "aiperf":
-        return read_aiperf(path, **_pick(kwargs, "hardware", "num_gpus", "model", "concurrency", "precision",
-                                         "framework", "as_of"))
-    return read_inferencex(path, **_pick(kwargs, "hardware", "num_gpus", "num_prefill_gpus",
-                                         "num_decode_gpus", "precision", "framework", "as_of"))
+        refuse_arguments(path, "<document>", "an AIPerf endpoint is one pool of GPUs (use num_gpus)",
+                         **_pick(kwargs, "num_prefill_gpus", "num_decode_gpus"))
+    if fmt == "mlperf":
+        frame = read_mlperf(path, **_pick(kwargs, "on_unknown_hardware"))
+    elif fmt == "agentx":
+        frame = read_agentx(path, **_pick(kwargs, "hardware", "as_of", *_GPU_ARGUMENTS))
+    elif fmt == "power":
+        frame = read_power_baseline(path, **_pick(kwargs, "hardware"))
+    elif fmt == "aiconfigurator":
+        frame = read_aiconfigurator(path, **_pick(kwargs, "as_of"))
+    elif fmt == "aiperf":
+        frame = read_aiperf(path, **_pick(kwargs, "hardware", "num_gpus", "model", "concurrency", "precision",
+                                          "framework", "as_of"))
+    else:
+        frame = read_inferencex(path, **_pick(kwargs, "hardware", *_GPU_ARGUMENTS, "precision",
+                                              "framework", "as_of"))
+    if fmt in ("mlperf", "aiconfigurator") and kwargs.get("hardware") is not None:
+        _check_named_hardware(frame, kwargs["hardware"])
+    skipped = dict(frame.attrs.get("skipped", {}))
+    frame, dropped = drop_duplicate_points(frame)
+    for (_, kept), count in dropped.items():
+        reason = f"duplicate of a point read from {kept} (same {_DUPLICATE_WORDS})"
+        skipped[reason] = skipped.get(reason, 0) + count
+    frame.attrs["skipped"] = skipped
+    return frame
+
+
+_DUPLICATE_WORDS = "hardware, model, configuration, concurrency or scenario, and throughput"
+
+
+def _check_named_hardware(frame: pd.DataFrame, hardware: str) -> None:
+    """Raise if a point of a file naming the hardware of every row names another catalog id."""
+    given = resolve_hardware_name(hardware)
+    other = frame[frame["hardware_id"] != given]
+    if len(other):
+        row = other.iloc[0]
+        raise ArgumentConflictError(
+            row["source"], "accelerator",
+            f"the file names hardware {row['hardware_name']!r} ({row['hardware_id']}); "
+            f"hardware={hardware!r} ({given}) contradicts it (leave hardware out for files that "
+            "name their hardware)",
+        )
+
+
+def _key_text(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.9g}"
+    return str(value)
+
+
+def drop_duplicate_points(points: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], int]]:
+    """Keep one of each group of points that are the same run read twice.
+
+    Points equal in every column of :data:`DUPLICATE_KEY` form a group; the point with the most
+    values (ties: the first read) is kept. Points differing in any of those columns (another
+    concurrency, GPU count, software, submitter or throughput) are distinct runs and all kept.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Curve points (:data:`tokenomics.curves.schema.CURVE_COLUMNS`).
+
+    Returns
+    -------
+    points : pandas.DataFrame
+        The points without duplicates, in their original order.
+    dropped : dict
+        ``(dropped file, kept file) -> number of points dropped``.
+    """
+    if len(points) < 2:
+        return points, {}
+    key = pd.Series([""] * len(points), index=points.index)
+    for col in DUPLICATE_KEY:
+        values = points[col] if col in points.columns else pd.Series(None, index=points.index)
+        if col == "note":
+            values = values.map(lambda v: v if not isinstance(v, str) else _POWER_NOTE.sub("", v))
+        key = key + "|" + values.map(_key_text)
+    if not key.duplicated().any():
+        return points, {}
+    filled = points.notna().sum(axis=1)
+    order = filled.sort_values(ascending=False, kind="stable").index
+    keep = ~key.loc[order].duplicated()
+    kept_at = {key[i]: i for i in order[keep.to_numpy()]}
+    dropped: dict[tuple[str, str], int] = {}
+    keep_mask = pd.Series(True, index=points.index)
+    for i in order[~keep.to_numpy()]:
+        keep_mask[i] = False
+        pair = (_file_of(points.loc[i, "source"]), _file_of(points.loc[kept_at[key[i]], "source"]))
+        dropped[pair] = dropped.get(pair, 0) + 1
+    out = points[keep_mask.to_numpy()]
+    out.attrs = dict(points.attrs)
+    return out, dropped
+
+
+def _file_of(source: object) -> str:
+    return _ROW_IN_SOURCE.sub("", str(source))
 
 
 def _pick(kwargs: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -141,7 +268,10 @@ def read_results_dir(
     malformed, names unknown hardware, or needs information the caller did not give (e.g. the
     GPU count or hardware of a raw benchmark file) is listed in ``skipped`` with the reason.
     Rows skipped inside a table file (MLPerf non-token rows, unknown accelerators) are listed
-    per reason with their count.
+    per reason with their count. A point that is a run already read from another file (see
+    :data:`DUPLICATE_KEY`: an InferenceX aggregate row and its raw benchmark file, an MLPerf
+    round's JSON and a CSV derived from it) is kept once, and each file's dropped duplicates
+    are listed with the file they repeat.
 
     Parameters
     ----------
@@ -163,6 +293,11 @@ def read_results_dir(
     ------
     NotADirectoryError
         If ``path`` is not a directory.
+    ArgumentConflictError
+        If ``hardware=`` or a GPU count contradicts a file, or does not apply to it (these are
+        the caller's mistakes, not the file's, so they are raised rather than listed).
+    KeyError
+        If ``hardware=`` does not map to a catalog id.
 
     Examples
     --------
@@ -172,6 +307,8 @@ def read_results_dir(
     root = Path(path)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a directory")
+    if kwargs.get("hardware") is not None:
+        resolve_hardware_name(kwargs["hardware"])
     files = sorted(root.rglob(pattern) if recursive else root.glob(pattern))
     frames: list[pd.DataFrame] = []
     skipped: list[dict[str, Any]] = []
@@ -186,6 +323,8 @@ def read_results_dir(
                                           f"(extension {f.suffix or 'none'} or unknown keys)"})
                 continue
             frame = read_results(f, **kwargs)
+        except ArgumentConflictError:
+            raise
         except (IngestError, KeyError, ValueError, OSError) as err:
             msg = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
             skipped.append({"path": str(f), "rows": 0, "reason": f"{type(err).__name__}: {msg}"})
@@ -197,5 +336,10 @@ def read_results_dir(
     points = (
         conform(pd.concat(frames, ignore_index=True)) if frames else empty_curve_frame()
     )
+    points, dropped = drop_duplicate_points(points)
+    for (gone, kept), count in dropped.items():
+        skipped.append({"path": gone, "rows": count,
+                        "reason": f"duplicate of a point read from {kept} (same {_DUPLICATE_WORDS})"})
+    points = points.reset_index(drop=True)
     table = pd.DataFrame(skipped, columns=list(SKIPPED_COLUMNS))
     return ReadResult(points, table)

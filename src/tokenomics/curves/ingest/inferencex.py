@@ -40,13 +40,16 @@ from tokenomics.curves.ingest._common import (
     check_gpu_count,
     check_parallel_size,
     check_sequence_length,
+    check_throughput,
     check_throughput_sum,
     check_tpot_seconds,
     frame_from_records,
+    gpu_count,
+    hardware_of,
     interactivity_from_tpot,
     load_json,
     ms_to_s,
-    resolve_hardware_name,
+    refuse_arguments,
     resolve_model_name,
     workload_label,
 )
@@ -208,18 +211,21 @@ def is_raw_benchmark(doc: Any) -> bool:
 
 
 def _aggregate_record(
-    row: Mapping[str, Any], source: str, *, hardware: str | None, as_of: str | None
+    row: Mapping[str, Any],
+    source: str,
+    *,
+    hardware: str | None,
+    num_gpus: float | None,
+    num_prefill_gpus: float | None,
+    num_decode_gpus: float | None,
+    as_of: str | None,
 ) -> dict[str, Any]:
     ms_keys = [k for k in row if str(k).endswith("_ms")]
     if ms_keys:
         raise IngestError(
             source, ms_keys[0], "aggregate rows hold seconds; '*_ms' keys belong to raw files"
         )
-    hw_name = hardware if hardware is not None else row.get("hw")
-    try:
-        hardware_id = resolve_hardware_name(hw_name, source=source)
-    except KeyError as err:
-        raise KeyError(f"{source}: key 'hw': {err.args[0]}") from None
+    hardware_id, hw_name = hardware_of(row.get("hw"), hardware, source, "hw")
     model_name = row.get("model") or row.get("infmax_model_prefix")
     if not model_name:
         raise IngestError(source, "model", "is required but missing")
@@ -236,21 +242,26 @@ def _aggregate_record(
     check_gpu_count(n_prefill, source, "num_prefill_gpu")
     check_gpu_count(n_decode, source, "num_decode_gpu")
     if disagg or multinode:
+        n_prefill = gpu_count(n_prefill, num_prefill_gpus, source, "num_prefill_gpu", "num_prefill_gpus")
+        n_decode = gpu_count(n_decode, num_decode_gpus, source, "num_decode_gpu", "num_decode_gpus")
         if math.isnan(n_prefill) or math.isnan(n_decode):
             raise IngestError(
                 source, "num_prefill_gpu", "multi-node/disaggregated rows need num_prefill_gpu "
                 "and num_decode_gpu for the per-role GPU denominators"
             )
-        num_gpus = n_prefill + n_decode
+        n_all = gpu_count(n_prefill + n_decode, num_gpus, source, "num_prefill_gpu + num_decode_gpu",
+                          "num_gpus")
     else:
-        num_gpus = tp * (1.0 if math.isnan(pp) else pp) * (1.0 if math.isnan(pcp) else pcp)
+        n_all = tp * (1.0 if math.isnan(pp) else pp) * (1.0 if math.isnan(pcp) else pcp)
+        refuse_arguments(source, "disagg", "the row is an aggregated run (one pool of GPUs)",
+                         num_prefill_gpus=num_prefill_gpus, num_decode_gpus=num_decode_gpus)
+        n_all = gpu_count(n_all, num_gpus, source, "tp", "num_gpus")
     tput = as_float(row.get("tput_per_gpu"), source, "tput_per_gpu", required=True)
     out_tput = as_float(row.get("output_tput_per_gpu"), source, "output_tput_per_gpu")
     in_tput = as_float(row.get("input_tput_per_gpu"), source, "input_tput_per_gpu")
     for key, val in (("tput_per_gpu", tput), ("output_tput_per_gpu", out_tput),
                      ("input_tput_per_gpu", in_tput)):
-        if not math.isnan(val) and val < 0:
-            raise IngestError(source, key, f"throughput must be >= 0, got {val!r}")
+        check_throughput(val, source, key)
     if not (disagg or multinode):
         check_throughput_sum(tput, in_tput, out_tput, source)
     rec: dict[str, Any] = {
@@ -272,7 +283,7 @@ def _aggregate_record(
         "pp": pp,
         "dp_attention": as_bool(row.get("decode_dp_attention", row.get("dp_attention")), source,
                                 "dp_attention"),
-        "num_gpus": num_gpus,
+        "num_gpus": n_all,
         "num_prefill_gpus": n_prefill,
         "num_decode_gpus": n_decode,
         "throughput_tok_per_s_per_gpu": tput,
@@ -286,7 +297,7 @@ def _aggregate_record(
     check_sequence_length(rec["osl_tokens"], source, "osl")
     for key in ("tp", "ep"):
         check_parallel_size(rec[key], source, key)
-    check_gpu_count(num_gpus, source, "num_gpus")
+    check_gpu_count(n_all, source, "num_gpus")
     rec["workload"] = workload_label(rec["isl_tokens"], rec["osl_tokens"])
     for stat in _STATS:
         for metric in ("ttft", "tpot", "itl", "e2el"):
@@ -348,18 +359,26 @@ def _raw_record(
     n_p: float | None = num_prefill_gpus
     n_d: float | None = num_decode_gpus
     n_all: float | None = num_gpus
-    if n_p is None and n_d is None and n_all is None:
-        if disagg_match:
-            n_all = float(disagg_match["total"])
-            n_p = float(disagg_match["ctx"])
-            n_d = float(disagg_match["gen"])
-            if not math.isclose(n_all, n_p + n_d):
-                raise IngestError(
-                    source, "<file name>",
-                    f"gpus_{int(n_all)} is not ctx_{int(n_p)} + gen_{int(n_d)}",
-                )
-        elif meta:
-            n_all = meta["tp"]
+    if disagg_match:
+        stated_all = float(disagg_match["total"])
+        stated_p = float(disagg_match["ctx"])
+        stated_d = float(disagg_match["gen"])
+        if not math.isclose(stated_all, stated_p + stated_d):
+            raise IngestError(
+                source, "<file name>",
+                f"gpus_{int(stated_all)} is not ctx_{int(stated_p)} + gen_{int(stated_d)}",
+            )
+        n_all = gpu_count(stated_all, num_gpus, source, "<file name>", "num_gpus")
+        n_p = gpu_count(stated_p, num_prefill_gpus, source, "<file name>", "num_prefill_gpus")
+        n_d = gpu_count(stated_d, num_decode_gpus, source, "<file name>", "num_decode_gpus")
+    elif meta and meta["disagg"] and (num_prefill_gpus is not None or num_decode_gpus is not None):
+        pass  # a disaggregated run whose name states no per-role counts: the caller's are used
+    elif meta:
+        refuse_arguments(
+            source, "<file name>", f"the file name states an aggregated run on tp{meta['tp']:g} GPUs",
+            num_prefill_gpus=num_prefill_gpus, num_decode_gpus=num_decode_gpus,
+        )
+        n_all = gpu_count(meta["tp"], num_gpus, source, "<file name>", "num_gpus")
     for key, count in (("num_gpus", n_all), ("num_prefill_gpus", n_p), ("num_decode_gpus", n_d)):
         if count is not None:
             check_gpu_count(float(count), source, key)
@@ -373,15 +392,11 @@ def _raw_record(
             "raw benchmark-serving files carry system totals only; pass num_gpus= (or "
             "num_prefill_gpus=/num_decode_gpus= for a disaggregated run)",
         )
-    hw_name = hardware if hardware is not None else meta.get("hw")
-    if hw_name is None:
+    if hardware is None and meta.get("hw") is None:
         raise IngestError(
             source, "hw", "hardware is not recorded in this raw file; pass hardware=..."
         )
-    try:
-        hardware_id = resolve_hardware_name(hw_name, source=source)
-    except KeyError as err:
-        raise KeyError(f"{source}: hardware: {err.args[0]}") from None
+    hardware_id, hw_name = hardware_of(meta.get("hw"), hardware, source, "<file name>")
     model_name = doc.get("model_id") or meta.get("prefix")
     if not model_name:
         raise IngestError(source, "model_id", "is required but missing")
@@ -389,6 +404,8 @@ def _raw_record(
     total = as_float(doc.get("total_token_throughput"), source, "total_token_throughput",
                      required=True)
     output = as_float(doc.get("output_throughput"), source, "output_throughput", required=True)
+    check_throughput(total, source, "total_token_throughput")
+    check_throughput(output, source, "output_throughput")
     try:
         t_pg, i_pg, o_pg = per_gpu_throughput(
             total, output, num_gpus=n_all, num_prefill_gpus=n_p, num_decode_gpus=n_d
@@ -470,13 +487,18 @@ def read_inferencex(
     path : str or pathlib.Path
         A ``.json`` file.
     hardware : str, optional
-        Hardware name or id; overrides the file (required for raw files whose name does not
-        carry the runner, e.g. the multi-node ``gpus_16_ctx_8_gen_8`` files).
+        Hardware name or id of a file that does not name it (raw files whose name does not
+        carry the runner, e.g. the multi-node ``gpus_16_ctx_8_gen_8`` files). Where the file
+        names its hardware (``hw``, the runner in the file name) it must name the same catalog
+        id; ``hardware_name`` keeps the file's spelling.
     num_gpus : float, optional
-        GPUs of an aggregated raw run [count] (else taken from ``tp`` in the file name).
+        GPUs of an aggregated raw run [count] whose file name states none. Where the file
+        states the count (``tp`` of the row or file name, ``gpus_N`` of a disaggregated file
+        name, the row's prefill + decode GPUs) it must agree.
     num_prefill_gpus, num_decode_gpus : float, optional
-        GPUs per role of a disaggregated raw run [count] (else from ``ctx_P_gen_D`` in the
-        file name).
+        GPUs per role of a disaggregated run [count] whose file states none (else from
+        ``ctx_P_gen_D`` in the file name or the row's ``num_prefill_gpu``/``num_decode_gpu``,
+        with which they must agree); refused for an aggregated run.
     precision, framework : str, optional
         Metadata for raw files whose name does not carry it.
     as_of : str, optional
@@ -492,10 +514,13 @@ def read_inferencex(
     IngestError
         If the file is malformed: not JSON, a required key missing, a non-numeric value,
         milliseconds where seconds belong, an inconsistent stated interactivity, a raw file
-        without a GPU count, a non-positive ISL/OSL or GPU count, a parallelism size below 1,
+        without a GPU count, a non-positive throughput, ISL/OSL or GPU count, a parallelism size below 1,
         or (aggregated rows on one set of GPUs) input + output per-GPU throughput more than
         1 % away from the total. Disaggregated rows divide input and output by different GPU
         counts, so the sum check is skipped there.
+    ArgumentConflictError
+        If ``hardware`` or a GPU count contradicts what the file states, or a per-role GPU
+        count is given for an aggregated run.
     KeyError
         If the hardware name does not map to a catalog id (closest ids listed).
 
@@ -517,7 +542,8 @@ def read_inferencex(
         rows = doc if isinstance(doc, list) else [doc]
         records = [
             _aggregate_record(r, source if len(rows) == 1 else f"{source}[{i}]",
-                              hardware=hardware, as_of=as_of)
+                              hardware=hardware, num_gpus=num_gpus, num_prefill_gpus=num_prefill_gpus,
+                              num_decode_gpus=num_decode_gpus, as_of=as_of)
             for i, r in enumerate(rows)
         ]
         return frame_from_records(records)

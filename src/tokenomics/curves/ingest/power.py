@@ -31,10 +31,10 @@ from tokenomics.curves.ingest._common import (
     check_sequence_length,
     check_tpot_seconds,
     frame_from_records,
+    hardware_of,
     interactivity_from_tpot,
     load_json,
     ms_to_s,
-    resolve_hardware_name,
     resolve_model_name,
     workload_label,
 )
@@ -135,7 +135,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
     path : str or pathlib.Path
         A baseline ``conc*.json`` file.
     hardware : str, optional
-        Hardware name or id overriding the file's ``hw``.
+        Hardware name or id of a file without ``hw``; where the file names its hardware, it
+        must resolve to the same catalog id (``hardware_name`` keeps the file's spelling).
 
     Returns
     -------
@@ -151,6 +152,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
         positive, a parallelism size is below 1 (``ep = 0``, the runner's "expert parallelism
         off", is read as an EP degree of 1), or the file's ``tokens_per_kw`` disagrees with
         output / total power by more than 1 %.
+    ArgumentConflictError
+        If ``hardware`` names another catalog id than the file's ``hw``.
     KeyError
         If the hardware does not map to a catalog id.
 
@@ -190,11 +193,7 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
                 source, "gpu.tokens_per_kw",
                 f"{stated!r} disagrees with output tok/s per kW of GPU power = {expected!r}",
             )
-    hw_name = hardware if hardware is not None else doc.get("hw")
-    try:
-        hardware_id = resolve_hardware_name(hw_name, source=source)
-    except KeyError as err:
-        raise KeyError(f"{source}: key 'hw': {err.args[0]}") from None
+    hardware_id, hw_name = hardware_of(doc.get("hw"), hardware, source, "hw")
     model_name = doc.get("model") or doc.get("profile")
     if not model_name:
         raise IngestError(source, "model", "is required but missing")
