@@ -435,3 +435,26 @@ def test_standard_points_below_the_curve_are_met_at_its_slowest_point_as_compare
     # cost at 20: $2 per GPU-hour over 3000 tok/s x 3600 s x 0.6 = 6.48 Mtok per hour
     assert by_x.loc[20.0, "cost_usd_per_mtok"] == pytest.approx(2.0 / (3000 * 3600 * 0.6 / 1e6))
     assert np.isnan(by_x.loc[100.0, "cost_usd_per_mtok"])
+
+
+def test_reference_interactivity_beyond_every_curve_is_refused_with_the_reachable_range(capsys, tmp_path):
+    import math
+
+    from tokenomics.outputs.cli import main
+
+    curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
+    fastest = math.floor(curve.interactivity_range[1] * 10) / 10  # shown rounded down: a reachable value
+    with pytest.raises(ValueError) as err:
+        report.build_report(ReportOptions(models=("deepseek-r1",), hardware=("b200",),
+                                          reference_interactivity_tok_per_s_per_user=500.0))
+    text = str(err.value)
+    assert "reference_interactivity_tok_per_s_per_user=500 tok/s/user" in text
+    assert f"choose a value in (0, {fastest:g}]" in text
+    assert "deepseek-r1 on b200" in text
+    assert "TCO" not in text  # no unrelated skip reasons
+    argv = ["report", "-o", str(tmp_path / "r"), "--model", "deepseek-r1", "--hardware", "b200",
+            "--interactivity", "500", "-q"]
+    assert main(argv) == 2
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("tokenomics report: error: --interactivity=500 tok/s/user is beyond")
+    assert f"(0, {fastest:g}]" in line

@@ -379,8 +379,7 @@ def measure(
     FileExistsError
         ``output`` exists and ``overwrite`` is False.
     """
-    from tokenomics.curves.ingest import read_aiperf
-    from tokenomics.curves.ingest._common import resolve_hardware_name
+    from tokenomics.curves.ingest import read_aiperf, resolve_hardware_name
 
     levels = [int(c) for c in concurrencies]
     if not levels or any(c < 1 or c != float(cc) for c, cc in zip(levels, concurrencies, strict=True)):

@@ -26,8 +26,8 @@ import pytest
 
 from tokenomics.outputs.report import ReportOptions, write_report
 
-# measured curves (fast) and one projected system, so that bands and dashes are drawn too
-OPTIONS = ReportOptions(models=("deepseek-r1",), hardware=("b200", "gb200", "mi355x", "vr200"))
+# every catalog system: measured, anchored and projected curves, and legends as long as a full report's
+OPTIONS = ReportOptions(models=("deepseek-r1",))
 WIDTH_PX = 1280
 
 
@@ -138,7 +138,27 @@ _CHECKS = r"""
     return r.width > 0 && r.right > W + 1 && !scrolls(el);
   }).map(el => el.tagName + '#' + el.id + '.' + el.className).slice(0, 10);
   const legendPx = [...document.querySelectorAll('.legendtext')].map(t => parseFloat(getComputedStyle(t).fontSize));
-  return {W, scrollWidth: document.documentElement.scrollWidth, drawn, overflow,
+  // layout: the legend clear of the axis titles and without its own scrollbar; tick labels inside the chart
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const layout = [];
+  charts.forEach(d => {
+    const box = d.getBoundingClientRect();
+    const legend = d.querySelector('g.legend');
+    const lb = legend ? legend.getBoundingClientRect() : null;
+    d.querySelectorAll('.g-xtitle text, .g-ytitle text').forEach(t => {
+      if (lb && lb.width > 0 && meet(lb, t.getBoundingClientRect())) { layout.push(d.id + ': legend on axis title'); }
+    });
+    d.querySelectorAll('g.legend rect.scrollbar').forEach(r => {
+      if (r.getBoundingClientRect().height > 0) { layout.push(d.id + ': legend scrolls'); }
+    });
+    d.querySelectorAll('g.xtick text, g.ytick text').forEach(t => {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.bottom > box.bottom + 1)) {
+        layout.push(d.id + ': tick label cut off: ' + t.textContent);
+      }
+    });
+  });
+  return {W, scrollWidth: document.documentElement.scrollWidth, drawn, overflow, layout,
           minLegendPx: legendPx.length ? Math.min(...legendPx) : null,
           height: document.documentElement.scrollHeight};
 })()
@@ -173,6 +193,7 @@ def test_report_in_headless_chromium(report_path, tmp_path):
             assert chart["width"] > 300, chart
         assert state["overflow"] == []
         assert state["scrollWidth"] <= state["W"]
+        assert state["layout"] == []
         assert state["minLegendPx"] >= 11
 
         # the TCO selector switches the cost curves; the checkbox shows individual configurations

@@ -309,7 +309,8 @@ def build_report(
     KeyError
         Unknown model, hardware, TCO profile or tier.
     ValueError
-        Invalid options, or no hardware could be evaluated for any model.
+        Invalid options; a reference interactivity beyond every system's curve (the message gives
+        the range the curves reach); or no hardware could be evaluated for any model.
     """
     opts = options or ReportOptions()
     say = step or (lambda _: None)
@@ -338,6 +339,7 @@ def build_report(
     all_workloads = (opts.workload, *opts.extra_workloads)
     say(f"curves: {len(opts.models)} model(s) x {len(tco_results)} system(s) x {len(all_workloads)} workload(s)")
     fetched = _prefetch_curves(opts.models, list(tco_results), all_workloads, x_ref, opts.kv_offload)
+    _check_reachable(fetched, opts)
     for model_id in opts.models:
         model = catalog.model(model_id)
         fee = opts.license_fee_frac if opts.license_fee_frac is not None else default_license_fee_frac(model)
@@ -381,8 +383,13 @@ def build_report(
                 cost_frames.extend(_cost_frames(front, curve, rates[hid], extra.name, u))
                 std_frames.append(_standard_points(model_id, hid, extra.name, curve, band_ratios(curve),
                                                    rates[hid], u))
-        say(f"{model_id}: evaluated on {len(rows_for_model)} of {len(tco_results)} candidate systems"
-            + ("; the rest under 'Not evaluated'" if len(rows_for_model) < len(tco_results) else ""))
+        fastest = _fastest(fetched, opts.workload.name, model_id)
+        if not rows_for_model and fastest is not None and x_ref > fastest[0]:
+            say(f"{model_id}: left out, no system reaches {x_ref:g} tok/s/user (fastest: {fastest[1]}, "
+                f"{_floor(fastest[0]):g} tok/s/user)")
+        else:
+            say(f"{model_id}: evaluated on {len(rows_for_model)} of {len(tco_results)} candidate systems"
+                + ("; the rest under 'Not evaluated'" if len(rows_for_model) < len(tco_results) else ""))
         if not rows_for_model:
             continue
         table = pd.concat(rows_for_model, ignore_index=True)
@@ -481,6 +488,32 @@ def _prefetch_curves(models: Sequence[str], hardware: Sequence[str], workloads: 
     else:
         results = [_fetch_one(task) for task in tasks]
     return {(m, h, w.name): r for (m, h, w, _, _), r in zip(tasks, results, strict=True)}
+
+
+def _fastest(fetched: dict[tuple[str, str, str], Any], workload: str,
+             model_id: str | None = None) -> tuple[float, str, str] | None:
+    """(fastest interactivity [tok/s/user], system, model) over the curves fetched (of one model, or all)."""
+    reach = [(float(got[0].interactivity_range[1]), h, m) for (m, h, w), got in fetched.items()
+             if w == workload and (model_id is None or m == model_id) and not isinstance(got, BaseException)]
+    return max(reach) if reach else None
+
+
+def _floor(x: float) -> float:
+    """``x`` rounded down to 0.1 (a value shown as reachable must be)."""
+    return math.floor(x * 10.0) / 10.0
+
+
+def _check_reachable(fetched: dict[tuple[str, str, str], Any], opts: ReportOptions) -> None:
+    """Refuse a reference interactivity beyond every system's curve (curves are never extrapolated)."""
+    x_ref = opts.reference_interactivity_tok_per_s_per_user
+    fastest = _fastest(fetched, opts.workload.name)
+    if fastest is not None and x_ref > fastest[0]:
+        reach, hid, model_id = fastest
+        raise ValueError(
+            f"reference_interactivity_tok_per_s_per_user={x_ref:g} tok/s/user is beyond every system's curve of "
+            f"{', '.join(opts.models)} ({opts.workload_label()}): the fastest, {model_id} on {hid}, reaches "
+            f"{_floor(reach):g} tok/s/user; choose a value in (0, {_floor(reach):g}] (curves are never "
+            "extrapolated)")
 
 
 def _fetched(fetched: dict[tuple[str, str, str], Any], model_id: str, hid: str, wl: Workload) -> Any:

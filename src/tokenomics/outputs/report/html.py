@@ -117,17 +117,18 @@ def _header_text(text: str) -> str:
     return re.sub(r"(\[[^\]]*\])", r'<span class="unit">\1</span>', html.escape(text))
 
 
-def _cell(value: Any, col: Column) -> str:
+def _cell(value: Any, col: Column, attrs: dict[str, str] | None = None) -> str:
     value = _plain(value)
+    extra = "".join(f' {k}="{html.escape(v)}"' for k, v in (attrs or {}).items())
     if col.fmt == "link":
-        return f"<td class=src>{link_text('' if _missing(value) else str(value))}</td>"
+        return f"<td class=src{extra}>{link_text('' if _missing(value) else str(value))}</td>"
     if col.fmt == "date":
         text = "" if _missing(value) else str(value)[:10]
-        return f"<td class=date>{html.escape(text)}</td>"
+        return f"<td class=date{extra}>{html.escape(text)}</td>"
     if col.fmt == "text":
-        return f"<td class=text>{html.escape('' if _missing(value) else str(value))}</td>"
+        return f"<td class=text{extra}>{html.escape('' if _missing(value) else str(value))}</td>"
     text = "-" if _missing(value) else _fmt(value, col.fmt)
-    return f"<td class=num>{html.escape(text)}</td>"
+    return f"<td class=num{extra}>{html.escape(text)}</td>"
 
 
 def table_html(
@@ -140,6 +141,7 @@ def table_html(
     row_attr: Callable[[dict[str, Any]], dict[str, str]] | None = None,
     group_headers: Sequence[tuple[str, int]] | None = None,
     header_override: dict[str, str] | None = None,
+    cell_attr: Callable[[dict[str, Any], Column], dict[str, str]] | None = None,
 ) -> str:
     """Render a table with per-column formats, wrapped so that it scrolls rather than overflow.
 
@@ -159,6 +161,8 @@ def table_html(
         A first header row of (text, column span) groups.
     header_override : dict, optional
         Column key -> header text of the second header row (with ``group_headers``).
+    cell_attr : callable, optional
+        (row record, column) -> extra attributes of that ``<td>`` (e.g. the curve kind of a value).
 
     Returns
     -------
@@ -176,7 +180,8 @@ def table_html(
     body = []
     for rec in frame.to_dict(orient="records"):
         attrs = "".join(f' {k}="{html.escape(v)}"' for k, v in (row_attr(rec) if row_attr else {}).items())
-        body.append(f"<tr{attrs}>" + "".join(_cell(rec.get(c.key), c) for c in columns) + "</tr>")
+        body.append(f"<tr{attrs}>" + "".join(
+            _cell(rec.get(c.key), c, cell_attr(rec, c) if cell_attr else None) for c in columns) + "</tr>")
     ident = f' id="{html.escape(table_id)}"' if table_id else ""
     klass = f' class="{html.escape(table_class)}"' if table_class else ""
     cap = f"<p class=note>{caption}</p>" if caption else ""

@@ -25,7 +25,7 @@ padding:0 1.2em 3em;color:#222;line-height:1.45;font-size:15px}
 header{position:sticky;top:0;z-index:10;background:#fff;border-bottom:1px solid #ddd;padding:.6em 0 .5em}
 h1{font-size:1.5em;margin:.5em 0 .2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em;
 font-size:1.25em}
-nav{font-size:.85em;margin:.3em 0}nav a{margin-right:.9em;white-space:nowrap}
+nav{font-size:.85em;margin:.3em 0;display:flex;flex-wrap:wrap;gap:.1em .9em}nav a{white-space:nowrap}
 .controls{display:flex;flex-wrap:wrap;gap:.4em 1.4em;align-items:center;font-size:.9em}
 .controls label{white-space:nowrap}.controls select{font-size:1em;max-width:100%}
 .table-wrap{max-width:100%;overflow-x:auto;margin:.6em 0}
@@ -37,9 +37,10 @@ th{min-width:4.5em}.unit{white-space:nowrap}
 td.date{white-space:nowrap}td.src{min-width:24em;max-width:36em;overflow-wrap:anywhere}
 .sources td:nth-child(3){max-width:22em;overflow-wrap:anywhere;font-size:.92em}
 figure{margin:0;min-width:0}
-.chart{width:100%;height:520px}
+.chart{width:100%;height:600px}
 figcaption{font-weight:600;font-size:.95em;margin:.8em 0 0}
 table.compact td.text{white-space:nowrap}
+td[data-kind=anchored],td[data-kind=projected]{font-style:italic}
 .note{color:#555;font-size:.9em;max-width:70em}
 .grid{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}
 @media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}

@@ -82,12 +82,15 @@ def _short(hardware_id: str) -> str:
 def _layout(title: str, x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "meta": {"title": title},
-        "xaxis": {"title": {"text": x_title}, "gridcolor": "#eee", "zeroline": False},
-        "yaxis": {"title": {"text": y_title}, "gridcolor": "#eee", "zeroline": False},
+        # automargin: tick labels (long system names) and axis titles get the room they need
+        "xaxis": {"title": {"text": x_title}, "gridcolor": "#eee", "zeroline": False, "automargin": True},
+        "yaxis": {"title": {"text": y_title}, "gridcolor": "#eee", "zeroline": False, "automargin": True},
         "hovermode": "closest",
+        # the legend sits at the bottom of the figure and reserves its own height there, below the x axis title
         "legend": {"font": {"size": 12}, "itemclick": "toggle", "itemdoubleclick": "toggleothers",
-                   "orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.24, "yanchor": "top"},
-        "margin": {"l": 70, "r": 20, "t": 30, "b": 50},
+                   "orientation": "h", "x": 0.0, "xanchor": "left", "yref": "container", "y": 0.0,
+                   "yanchor": "bottom", "tracegroupgap": 0},
+        "margin": {"l": 70, "r": 20, "t": 30, "b": 10},
         "plot_bgcolor": "white",
         "paper_bgcolor": "white",
         "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12},
@@ -152,8 +155,85 @@ def _config_frontiers(points: pd.DataFrame) -> pd.DataFrame:
     return points[keep]
 
 
+def _envelope_index(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Positions of the Pareto envelope (maximise both) among the finite positive points, by x ascending."""
+    from tokenomics.curves.frontier import pareto_mask
+
+    ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0))
+    keep = ok[pareto_mask(x[ok], y[ok])]
+    return keep[np.argsort(x[keep], kind="stable")]
+
+
+def _median_ratio(num: np.ndarray, den: np.ndarray) -> float:
+    """Median of ``num / den`` over the points where both are finite (NaN when there are none)."""
+    ok = np.isfinite(num) & np.isfinite(den) & (den != 0)
+    return float(np.median(num[ok] / den[ok])) if ok.any() else math.nan
+
+
+def _kinds_label(kinds: np.ndarray) -> str:
+    """Kinds of a curve's points in one label, measured first, e.g. "measured + anchored"."""
+    present = [str(k) for k in pd.unique(pd.Series(kinds, dtype=object))]
+    order = {"measured": 0, "floor": 1, "anchored": 2, "projected": 3}
+    return " + ".join(sorted(present, key=lambda k: order.get(k, len(order))))
+
+
+def _kind_traces(hardware_id: str, x: np.ndarray, y: np.ndarray, kinds: np.ndarray, *,
+                 band: tuple[np.ndarray, np.ndarray] | None, band_text: list[str], hover: str,
+                 meta: dict[str, str]) -> list[dict[str, Any]]:
+    """One system's curve: measured points solid with markers, anchored and projected ones dashed.
+
+    ``x`` ascending; ``kinds`` the curve kind of each point. The dashed part runs on to the
+    measured points next to it, so that the curve stays one line; a shaded band (``band``: low
+    and high per point) covers every run of non-measured points. One legend entry per system,
+    named after the kinds drawn. ``hover`` is the line of the hover text after the system's name
+    and the point's kind; ``band_text`` the band line of each point.
+    """
+    from tokenomics.outputs.plot import MEASURED_KINDS
+
+    style = system_style(hardware_id)
+    group = _short(hardware_id)
+    measured = np.isin(kinds.astype(str), MEASURED_KINDS)
+    bounds = np.flatnonzero(np.r_[True, measured[1:] != measured[:-1], True])
+    runs = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+    traces: list[dict[str, Any]] = []
+    dashed: list[int | None] = []
+    solid: list[int | None] = []
+    for start, stop in runs:
+        if measured[start]:
+            solid.extend([*range(start, stop), None])
+            continue
+        if band is not None:
+            shade = _band_trace(x[start:stop], band[0][start:stop], band[1][start:stop], style.color, group, meta)
+            if shade:
+                traces.append(shade)
+        # reach the measured neighbours, so that dashes and solid line meet
+        dashed.extend([*range(max(start - 1, 0), min(stop + 1, len(x))), None])
+    name = f"{group} ({_kinds_label(kinds)})"
+    template = (f"<b>{html.escape(_name(hardware_id))}</b> · %{{customdata[0]}}<br>{hover}<br>%{{customdata[1]}}"
+                "<extra></extra>")
+
+    def line(idx: list[int | None], is_measured: bool, legend: bool) -> dict[str, Any]:
+        pick = idx[:-1]  # the last None only separates runs
+        xs = _list(np.array([x[i] if i is not None else np.nan for i in pick]))
+        ys = _list(np.array([y[i] if i is not None else np.nan for i in pick]))
+        custom = [[str(kinds[i]), band_text[i]] if i is not None else [None, None] for i in pick]
+        return {
+            "type": "scatter", "mode": "lines+markers" if is_measured else "lines", "x": xs, "y": ys,
+            "name": name, "legendgroup": group, "showlegend": legend,
+            "line": {"color": style.color, "width": 2.2, "dash": MEASURED_DASH if is_measured else PROJECTED_DASH},
+            "marker": {"symbol": style.symbol, "size": 7, "color": style.color},
+            "customdata": custom, "hovertemplate": template, "meta": meta,
+        }
+
+    if dashed:
+        traces.append(line(dashed, False, not solid))
+    if solid:
+        traces.append(line(solid, True, True))
+    return traces
+
+
 def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] | None:
-    from tokenomics.outputs.plot import _upper_envelope
+    from tokenomics.outputs.plot import MEASURED_KINDS
 
     pts = rep.tables["curve_points"]
     pts = pts[(pts["model_id"] == model_id) & (pts["workload"] == workload)]
@@ -164,28 +244,20 @@ def _pareto_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] 
     for hid, sub in pts.groupby("hardware_id", sort=True):
         style = system_style(str(hid))
         kind = str(sub["curve_kind"].iloc[0])
-        projected = kind in ("projected", "anchored")
         group = _short(str(hid))
         x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["throughput_tok_per_s_per_gpu"])
-        ex, ey = _upper_envelope(x, y)
-        if projected and {"throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu"} <= set(sub):
-            ratio_lo = float(np.nanmedian(_num(sub["throughput_low_tok_per_s_per_gpu"]) / y))
-            ratio_hi = float(np.nanmedian(_num(sub["throughput_high_tok_per_s_per_gpu"]) / y))
-            band = _band_trace(ex, ey * ratio_lo, ey * ratio_hi, style.color, group, meta)
-            if band:
-                traces.append(band)
-        else:
-            ratio_lo = ratio_hi = math.nan
-        band_text = (f"band {ratio_lo:.2f}x-{ratio_hi:.2f}x" if math.isfinite(ratio_lo) else "no band (measured)")
-        traces.append({
-            "type": "scatter", "mode": "lines+markers" if not projected else "lines",
-            "x": _list(ex), "y": _list(ey), "name": f"{group} ({kind})", "legendgroup": group,
-            "line": {"color": style.color, "width": 2.2, "dash": PROJECTED_DASH if projected else MEASURED_DASH},
-            "marker": {"symbol": style.symbol, "size": 7, "color": style.color},
-            "hovertemplate": (f"<b>{html.escape(_name(str(hid)))}</b> · {kind} envelope<br>"
-                              "%{x:.1f} tok/s/user<br>%{y:,.0f} tok/s/GPU<br>" + band_text + "<extra></extra>"),
-            "meta": {**meta, "role": "envelope"},
-        })
+        env = _envelope_index(x, y)
+        kinds = sub["kind"].astype("string").fillna("measured").to_numpy(dtype=object)[env]
+        band, shade = None, "no band"
+        if {"throughput_low_tok_per_s_per_gpu", "throughput_high_tok_per_s_per_gpu"} <= set(sub):
+            ratio_lo = _median_ratio(_num(sub["throughput_low_tok_per_s_per_gpu"]), y)
+            ratio_hi = _median_ratio(_num(sub["throughput_high_tok_per_s_per_gpu"]), y)
+            if math.isfinite(ratio_lo) and math.isfinite(ratio_hi):
+                band, shade = (y[env] * ratio_lo, y[env] * ratio_hi), f"band {ratio_lo:.2f}x-{ratio_hi:.2f}x"
+        band_text = ["no band (measured)" if k in MEASURED_KINDS else shade for k in kinds]
+        traces.extend(_kind_traces(str(hid), x[env], y[env], kinds, band=band, band_text=band_text,
+                                   hover="envelope: %{x:.1f} tok/s/user, %{y:,.0f} tok/s/GPU",
+                                   meta={**meta, "role": "envelope"}))
         sub = _config_frontiers(sub)
         x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["throughput_tok_per_s_per_gpu"])
         cfg = sub.get("config", pd.Series(index=sub.index, dtype=object))
@@ -227,37 +299,20 @@ def _cost_figure(rep: Report, model_id: str, workload: str) -> dict[str, Any] | 
         return None
     traces: list[dict[str, Any]] = []
     for (label, hid), sub in cost.groupby(["tco_label", "hardware_id"], sort=True):
-        sub = sub.sort_values("interactivity_tok_per_s_per_user")
-        style = system_style(str(hid))
-        kind = str(sub["kind"].iloc[0])
-        projected = kind in ("projected", "anchored")
-        group = _short(str(hid))
-        meta = {"workload": workload, "tco": str(label)}
+        sub = sub.sort_values("interactivity_tok_per_s_per_user", kind="stable")
+        meta = {"workload": workload, "tco": str(label), "role": "line"}
         x, y = _num(sub["interactivity_tok_per_s_per_user"]), _num(sub["cost_usd_per_mtok"])
-        if projected and "cost_low_usd_per_mtok" in sub:
-            band = _band_trace(x, _num(sub["cost_low_usd_per_mtok"]), _num(sub["cost_high_usd_per_mtok"]),
-                               style.color, group, meta)
-            if band:
-                traces.append(band)
-            custom = [[lo, hi] for lo, hi in zip(_list(_num(sub["cost_low_usd_per_mtok"])),
-                                                 _list(_num(sub["cost_high_usd_per_mtok"])), strict=True)]
-            band_text = "band %{customdata[0]:.3f}-%{customdata[1]:.3f} USD/Mtok"
-        else:
-            custom, band_text = None, "no band (measured)"
-        trace: dict[str, Any] = {
-            "type": "scatter", "mode": "lines+markers" if not projected else "lines",
-            "x": _list(x), "y": _list(y), "name": f"{group} ({kind})", "legendgroup": group,
-            "line": {"color": style.color, "width": 2.2, "dash": PROJECTED_DASH if projected else MEASURED_DASH},
-            "marker": {"symbol": style.symbol, "size": 7, "color": style.color},
-            "hovertemplate": (f"<b>{html.escape(_name(str(hid)))}</b> · {kind}<br>"
-                              f"TCO {html.escape(str(label))}: {float(sub['cost_usd_per_gpu_hour'].iloc[0]):.2f} "
-                              "USD/GPU-hour<br>%{x:.1f} tok/s/user<br>%{y:.3f} USD/Mtok<br>" + band_text
-                              + "<extra></extra>"),
-            "meta": {**meta, "role": "line"},
-        }
-        if custom is not None:
-            trace["customdata"] = custom
-        traces.append(trace)
+        kinds = sub["kind"].astype("string").fillna("measured").to_numpy(dtype=object)
+        band = None
+        band_text = ["no band (measured)"] * len(sub)
+        if {"cost_low_usd_per_mtok", "cost_high_usd_per_mtok"} <= set(sub):
+            lo, hi = _num(sub["cost_low_usd_per_mtok"]), _num(sub["cost_high_usd_per_mtok"])
+            band = (lo, hi)
+            band_text = [f"band {a:.3f}-{b:.3f} USD/Mtok" if math.isfinite(a) and math.isfinite(b)
+                         else "no band (measured)" for a, b in zip(lo, hi, strict=True)]
+        hover = (f"TCO {html.escape(str(label))}: {float(sub['cost_usd_per_gpu_hour'].iloc[0]):.2f} USD/GPU-hour<br>"
+                 "%{x:.1f} tok/s/user<br>%{y:.3f} USD/Mtok")
+        traces.extend(_kind_traces(str(hid), x, y, kinds, band=band, band_text=band_text, hover=hover, meta=meta))
     opts = rep.options
     layout = _layout(f"{model_id}: cost per million tokens at {opts.utilization_frac:.0%} utilization ({workload})",
                      "interactivity [tok/s/user]", "cost [USD/Mtok]", yaxis={"type": "log", "dtick": 1},
@@ -405,6 +460,22 @@ def model_sections(rep: Report) -> list[Section]:
     return out
 
 
+def _kind_summary(kinds: dict[float, str]) -> str:
+    """Curve kind of each standard point in words, e.g. "measured 35-50, anchored 20 and 75-100"."""
+    if len(set(kinds.values())) <= 1:
+        return next(iter(kinds.values()), "")
+    xs = sorted(kinds)
+    runs: dict[str, list[str]] = {}
+    start = 0
+    for i in range(1, len(xs) + 1):
+        if i == len(xs) or kinds[xs[i]] != kinds[xs[start]]:
+            a, b = xs[start], xs[i - 1]
+            runs.setdefault(kinds[a], []).append(f"{a:g}" if a == b else f"{a:g}-{b:g}")
+            start = i
+    order = {"measured": 0, "anchored": 1, "projected": 2}
+    return ", ".join(f"{k} {' and '.join(v)}" for k, v in sorted(runs.items(), key=lambda kv: order.get(kv[0], 3)))
+
+
 def _standard_table(rep: Report, model_id: str, workload: str) -> str:
     std = rep.tables["standard_points"]
     std = std[(std["model_id"] == model_id) & (std["workload"] == workload)]
@@ -414,27 +485,41 @@ def _standard_table(rep: Report, model_id: str, workload: str) -> str:
     rows = []
     for (label, hid), sub in std.groupby(["tco_label", "hardware_id"], sort=False):
         by_x = sub.set_index("interactivity_tok_per_s_per_user")
-        rec: dict[str, Any] = {"hardware_id": _short(str(hid)), "curve_kind": sub["curve_kind"].iloc[0],
+        rec: dict[str, Any] = {"hardware_id": _short(str(hid)),
                                "tco_usd_per_gpu_hour": float(sub["cost_usd_per_gpu_hour"].iloc[0]), "_tco": label}
+        kinds: dict[float, str] = {}
         for x in xs:
             rec[f"t{x:g}"] = float(by_x.loc[x, "throughput_tok_per_s_per_gpu"]) if x in by_x.index else math.nan
             rec[f"c{x:g}"] = float(by_x.loc[x, "cost_usd_per_mtok"]) if x in by_x.index else math.nan
+            if math.isfinite(rec[f"t{x:g}"]):
+                # each value is what the curve is at its own interactivity, not the system's overall kind
+                kinds[x] = rec[f"k{x:g}"] = str(by_x.loc[x, "curve_kind"])
+        rec["curve_kind"] = _kind_summary(kinds)
         rows.append(rec)
     frame = pd.DataFrame(rows)
     frame = frame.sort_values(["_tco", f"c{_nearest(xs, _ref(rep)):g}"], na_position="last", kind="stable")
-    columns = [Column("hardware_id", "system", "text"), Column("curve_kind", "curve", "text"),
+    columns = [Column("hardware_id", "system", "text"), Column("curve_kind", "curve at [tok/s/user]", "text"),
                Column("tco_usd_per_gpu_hour", "TCO [USD/GPU-hour]", "{:.2f}")]
     for x in xs:
         columns.append(Column(f"t{x:g}", f"throughput [tok/s/GPU] at {x:g} tok/s/user", "{:,.0f}"))
     for x in xs:
         columns.append(Column(f"c{x:g}", f"cost [USD/Mtok] at {x:g} tok/s/user", "{:.3f}"))
+
+    kind_key = {f"{prefix}{x:g}": f"k{x:g}" for x in xs for prefix in ("t", "c")}
+
+    def kind_of(rec: dict[str, Any], col: Column) -> dict[str, str]:
+        kind = rec.get(kind_key.get(col.key, ""))
+        return {"data-kind": kind, "title": kind} if isinstance(kind, str) else {}
+
     caption = (f"Throughput and cost of {html.escape(model_id)} at the standard interactivity points, "
                f"{html.escape(workload)}, {rep.options.utilization_frac:.0%} utilization, TCO basis as selected "
-               "above. A dash: outside the curve's measured or projected range (never extrapolated). "
-               "Table: <code>standard_points.csv</code>.")
+               "above. <i>curve</i>: where each value is measured, anchored (a projection scaled to the "
+               "measured points) or projected; anchored and projected values are in italics. A dash: outside "
+               "the curve's measured or projected range (never extrapolated). Table: "
+               "<code>standard_points.csv</code>.")
     return (f'<div data-workload="{html.escape(workload)}">'
             + table_html(frame, columns, caption=caption, table_class="compact",
-                         row_attr=lambda r: {"data-tco": str(r["_tco"])},
+                         row_attr=lambda r: {"data-tco": str(r["_tco"])}, cell_attr=kind_of,
                          group_headers=[("", 3), ("throughput [tok/s/GPU] at interactivity [tok/s/user]", len(xs)),
                                         ("cost [USD/Mtok] at interactivity [tok/s/user]", len(xs))],
                          header_override={c.key: c.key[1:] for c in columns[3:]})
