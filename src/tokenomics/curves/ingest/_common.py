@@ -197,6 +197,54 @@ def gpu_count(stated: float, given: float | None, source: str | Path, key: str, 
     return stated
 
 
+def stated_value(
+    stated: object, given: str | None, source: str | Path, key: str, argument: str, *, date: bool = False
+) -> str | None:
+    """Return a text value the file states, or the caller's where the file states none.
+
+    Values are compared case- and punctuation-insensitively (``"FP8"`` equals ``"fp8"``), dates
+    by their ``YYYY-MM-DD`` part; the file's spelling is returned.
+
+    Parameters
+    ----------
+    stated : object
+        Value as the file states it (None or empty: not stated).
+    given : str or None
+        Value given by the caller (``argument``).
+    source : str or pathlib.Path
+        File, for the error message.
+    key : str
+        Key (or ``<file name>``) stating the value.
+    argument : str
+        Name of the caller's argument, e.g. ``"precision"``.
+    date : bool
+        Compare as ISO dates (``as_of``).
+
+    Returns
+    -------
+    str or None
+        The file's value, else ``given``.
+
+    Raises
+    ------
+    ArgumentConflictError
+        If both state a value and they differ.
+    """
+    if given is None:
+        return None if stated is None or _isnan(stated) else str(stated)
+    text = None if stated is None or _isnan(stated) or not str(stated).strip() else str(stated)
+    if text is None:
+        return given
+    same = (str(given).strip()[:10] == text.strip()[:10]) if date else normalized(given) == normalized(text)
+    if not same:
+        raise ArgumentConflictError(
+            source, key,
+            f"the file states {argument} {text!r}; {argument}={given!r} contradicts it "
+            f"(leave {argument} out for files that state it)",
+        )
+    return text
+
+
 def refuse_arguments(source: str | Path, key: str, why: str, **given: float | str | None) -> None:
     """Raise for every argument given (not None) that the file's layout does not use.
 

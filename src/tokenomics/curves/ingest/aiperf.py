@@ -44,6 +44,7 @@ from tokenomics.curves.ingest._common import (
     load_json,
     ms_to_s,
     resolve_model_name,
+    stated_value,
     workload_label,
 )
 
@@ -203,7 +204,8 @@ def read_aiperf(
     precision, framework : str, optional
         Recorded as given.
     as_of : str, optional
-        ISO date; default the run's ``start_time`` date where recorded.
+        ISO date of a run without ``start_time``; where it is recorded, it must fall on the
+        same day.
 
     Returns
     -------
@@ -217,7 +219,8 @@ def read_aiperf(
         Malformed file, a missing required metric, no GPU count or hardware anywhere, a unit
         other than the documented one, implausible values (a TPOT in ms written as s).
     ArgumentConflictError
-        If ``hardware`` names another catalog id than the GPU telemetry.
+        If ``hardware`` names another catalog id than the GPU telemetry, or ``as_of`` another
+        day than ``start_time``.
     KeyError
         If the hardware name does not map to a catalog id.
     """
@@ -280,7 +283,8 @@ def read_aiperf(
         "throughput_tok_per_s_per_gpu": (out_tps + in_tps) / n if not math.isnan(in_tps) else math.nan,
         "kind": "measured",
         "source": source,
-        "as_of": as_of or (str(doc.get("start_time"))[:10] if doc.get("start_time") else None),
+        "as_of": stated_value(str(doc.get("start_time"))[:10] if doc.get("start_time") else None, as_of,
+                              source, "start_time", "as_of", date=True),
     }
     for stat, col in (("p50", "median"), ("p90", "p90"), ("p99", "p99")):
         rec[f"ttft_{col}_s"] = ms_to_s(_stat(doc, "time_to_first_token", stat, source, unit="ms"))

@@ -114,6 +114,24 @@ def detect_format(path: str | Path) -> str | None:
 
 _GPU_ARGUMENTS = ("num_gpus", "num_prefill_gpus", "num_decode_gpus")
 
+_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "inferencex": ("hardware", *_GPU_ARGUMENTS, "precision", "framework", "as_of"),
+    "agentx": ("hardware", *_GPU_ARGUMENTS, "as_of"),
+    "power": ("hardware", "as_of"),
+    "mlperf": ("hardware", "on_unknown_hardware", "as_of"),
+    "aiconfigurator": ("hardware", "as_of"),
+    "aiperf": ("hardware", "num_gpus", "model", "concurrency", "precision", "framework", "as_of"),
+}
+"""Keywords :func:`read_results` passes on (or checks) per format; any other given is refused."""
+
+_UNUSED = {
+    "precision": "{fmt} files state the precision of every point",
+    "framework": "{fmt} files state the serving framework of every point",
+    "model": "{fmt} files name the model of every point",
+    "concurrency": "{fmt} files state the concurrency of every point",
+    "on_unknown_hardware": "only MLPerf summaries skip rows of unknown accelerators",
+}
+
 
 def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     """Read one result file of any supported format (detected from its content).
@@ -127,10 +145,10 @@ def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     path : str or pathlib.Path
         The file.
     **kwargs
-        Passed to the format's reader (e.g. ``hardware=``, ``num_gpus=``, ``as_of=``);
-        keywords a reader does not take are ignored for it, except the hardware and GPU
-        counts: a file that states its own (MLPerf and AIConfigurator rows, power baselines)
-        refuses a GPU count and a hardware of another catalog id.
+        Passed to the format's reader (e.g. ``hardware=``, ``num_gpus=``, ``as_of=``). A value
+        the file states wins and the argument must agree with it; a keyword the format's reader
+        does not use (a GPU count for MLPerf, AIConfigurator or power files, ``precision=``
+        for files that state it on every row) is refused. None means not given.
 
     Returns
     -------
@@ -143,10 +161,17 @@ def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     IngestError
         If the format is not recognised or the file is malformed.
     ArgumentConflictError
-        If ``hardware`` or a GPU count contradicts the file, or does not apply to it.
+        If an argument contradicts the file, or does not apply to it.
+    TypeError
+        If a keyword is none of the readers' arguments.
     KeyError
         If the hardware does not map to a catalog id.
     """
+    known = {name for names in _ARGUMENTS.values() for name in names}
+    unknown = sorted(k for k in kwargs if k not in known)
+    if unknown:
+        raise TypeError(f"read_results() got unexpected keyword argument {unknown[0]!r}; "
+                        f"the readers take {sorted(known)}")
     fmt = detect_format(path)
     if fmt is None:
         raise IngestError(path, "<document>", f"not a recognised result format ({', '.join(FORMATS)})")
@@ -157,12 +182,16 @@ def read_results(path: str | Path, **kwargs: Any) -> pd.DataFrame:
     if fmt == "aiperf":
         refuse_arguments(path, "<document>", "an AIPerf endpoint is one pool of GPUs (use num_gpus)",
                          **_pick(kwargs, "num_prefill_gpus", "num_decode_gpus"))
+    for name, value in kwargs.items():
+        if name not in _ARGUMENTS[fmt]:
+            refuse_arguments(path, "<document>", _UNUSED.get(name, f"{fmt} files state it").format(fmt=fmt),
+                             **{name: value})
     if fmt == "mlperf":
-        frame = read_mlperf(path, **_pick(kwargs, "on_unknown_hardware"))
+        frame = read_mlperf(path, **_pick(kwargs, "on_unknown_hardware", "as_of"))
     elif fmt == "agentx":
         frame = read_agentx(path, **_pick(kwargs, "hardware", "as_of", *_GPU_ARGUMENTS))
     elif fmt == "power":
-        frame = read_power_baseline(path, **_pick(kwargs, "hardware"))
+        frame = read_power_baseline(path, **_pick(kwargs, "hardware", "as_of"))
     elif fmt == "aiconfigurator":
         frame = read_aiconfigurator(path, **_pick(kwargs, "as_of"))
     elif fmt == "aiperf":

@@ -51,6 +51,7 @@ from tokenomics.curves.ingest._common import (
     ms_to_s,
     refuse_arguments,
     resolve_model_name,
+    stated_value,
     workload_label,
 )
 from tokenomics.units import W_PER_KW
@@ -218,6 +219,8 @@ def _aggregate_record(
     num_gpus: float | None,
     num_prefill_gpus: float | None,
     num_decode_gpus: float | None,
+    precision: str | None,
+    framework: str | None,
     as_of: str | None,
 ) -> dict[str, Any]:
     ms_keys = [k for k in row if str(k).endswith("_ms")]
@@ -270,8 +273,8 @@ def _aggregate_record(
         "model_id": model_id,
         "model_name": str(model_name),
         "model_in_catalog": in_catalog,
-        "precision": _lower(row.get("precision")),
-        "framework": _lower(row.get("framework")),
+        "precision": stated_value(_lower(row.get("precision")), precision, source, "precision", "precision"),
+        "framework": stated_value(_lower(row.get("framework")), framework, source, "framework", "framework"),
         "spec_decoding": _lower(row.get("spec_decoding")) or "none",
         "disaggregated": disagg,
         "isl_tokens": as_float(row.get("isl"), source, "isl"),
@@ -426,8 +429,8 @@ def _raw_record(
         "model_id": model_id,
         "model_name": str(model_name),
         "model_in_catalog": in_catalog,
-        "precision": precision or meta.get("precision"),
-        "framework": framework or meta.get("framework"),
+        "precision": stated_value(meta.get("precision"), precision, source, "<file name>", "precision"),
+        "framework": stated_value(meta.get("framework"), framework, source, "<file name>", "framework"),
         "spec_decoding": meta.get("spec"),
         "disaggregated": disagg,
         "isl_tokens": isl,
@@ -446,7 +449,7 @@ def _raw_record(
         "output_throughput_tok_per_s_per_gpu": o_pg,
         "kind": "measured",
         "source": source,
-        "as_of": as_of or _date_from_stamp(doc.get("date")),
+        "as_of": stated_value(_date_from_stamp(doc.get("date")), as_of, source, "date", "as_of", date=True),
     }
     for stat in _STATS:
         for metric in ("ttft", "tpot", "itl", "e2el"):
@@ -500,9 +503,12 @@ def read_inferencex(
         ``ctx_P_gen_D`` in the file name or the row's ``num_prefill_gpu``/``num_decode_gpu``,
         with which they must agree); refused for an aggregated run.
     precision, framework : str, optional
-        Metadata for raw files whose name does not carry it.
+        Precision and serving framework of a file that does not state them; where the file
+        states them (the row's ``precision``/``framework``, the raw file's name) they must agree
+        (case and punctuation aside).
     as_of : str, optional
-        ISO date of the measurement (aggregate rows carry none; raw files carry ``date``).
+        ISO date of the measurement for a file without one (aggregate rows carry none); a raw
+        file's ``date`` must fall on the same day.
 
     Returns
     -------
@@ -519,8 +525,8 @@ def read_inferencex(
         1 % away from the total. Disaggregated rows divide input and output by different GPU
         counts, so the sum check is skipped there.
     ArgumentConflictError
-        If ``hardware`` or a GPU count contradicts what the file states, or a per-role GPU
-        count is given for an aggregated run.
+        If ``hardware``, a GPU count, ``precision``, ``framework`` or ``as_of`` contradicts
+        what the file states, or a per-role GPU count is given for an aggregated run.
     KeyError
         If the hardware name does not map to a catalog id (closest ids listed).
 
@@ -543,7 +549,8 @@ def read_inferencex(
         records = [
             _aggregate_record(r, source if len(rows) == 1 else f"{source}[{i}]",
                               hardware=hardware, num_gpus=num_gpus, num_prefill_gpus=num_prefill_gpus,
-                              num_decode_gpus=num_decode_gpus, as_of=as_of)
+                              num_decode_gpus=num_decode_gpus, precision=precision, framework=framework,
+                              as_of=as_of)
             for i, r in enumerate(rows)
         ]
         return frame_from_records(records)

@@ -31,6 +31,7 @@ from tokenomics.curves.ingest._common import (
     read_csv_table,
     resolve_hardware_name,
     resolve_model_name,
+    stated_value,
 )
 from tokenomics.units import SECONDS_PER_MS
 
@@ -165,7 +166,7 @@ def _row_from_csv(r: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _point(row: Mapping[str, Any], source: str, hardware_id: str) -> dict[str, Any]:
+def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | None) -> dict[str, Any]:
     item = f"{source}#{row['id']}/{row['model']}/{row['scenario']}"
     total = as_float(row["total"], item, "total accelerators", required=True)
     if not total > 0:
@@ -197,7 +198,8 @@ def _point(row: Mapping[str, Any], source: str, hardware_id: str) -> dict[str, A
         "num_gpus": total,
         "output_throughput_tok_per_s_per_gpu": per_accel,
         "source": item,
-        "as_of": MLPERF_PUBLICATION_DATES.get(str(row["version"])),
+        "as_of": stated_value(MLPERF_PUBLICATION_DATES.get(str(row["version"])), as_of, item,
+                              f"version {row['version']}", "as_of", date=True),
         "note": (f"MLPerf {row['version']} {row['division']} {row['availability']}; "
                  f"{row['submitter']}: {row['system']}; output tokens only"),
     }
@@ -232,6 +234,7 @@ def read_mlperf(
     path: str | Path,
     *,
     on_unknown_hardware: Literal["skip", "raise"] = "skip",
+    as_of: str | None = None,
 ) -> pd.DataFrame:
     """Read an MLPerf Inference summary (official JSON or the LLM CSV) into curve points.
 
@@ -242,6 +245,9 @@ def read_mlperf(
     on_unknown_hardware : {"skip", "raise"}
         Accelerators outside the hardware catalog (RTX PRO, L40S, Arc, ...) are skipped and
         counted by default; ``"raise"`` raises the ``KeyError`` with the closest catalog ids.
+    as_of : str, optional
+        ISO date for rows of a round missing from :data:`MLPERF_PUBLICATION_DATES`; for a known
+        round it must be the round's publication date.
 
     Returns
     -------
@@ -258,6 +264,8 @@ def read_mlperf(
         If the file is neither format, or a kept row has a non-numeric result, a non-positive
         accelerator count, or (CSV) a ``result_per_accelerator`` that disagrees with
         ``result / total_accelerators``.
+    ArgumentConflictError
+        If ``as_of`` is not the publication date of a kept row's round.
     KeyError
         For unknown hardware when ``on_unknown_hardware="raise"``.
 
@@ -313,7 +321,7 @@ def read_mlperf(
             skipped[f"hardware not in catalog: {accel}"] += 1
             continue
         try:
-            records.append(_point(row, source, hardware_id))
+            records.append(_point(row, source, hardware_id, as_of))
         except _Skip as why:
             skipped[str(why)] += 1
     frame = frame_from_records(records)

@@ -36,6 +36,7 @@ from tokenomics.curves.ingest._common import (
     load_json,
     ms_to_s,
     resolve_model_name,
+    stated_value,
     workload_label,
 )
 from tokenomics.units import W_PER_KW
@@ -127,7 +128,9 @@ def is_power_baseline(doc: Any) -> bool:
     )
 
 
-def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.DataFrame:
+def read_power_baseline(
+    path: str | Path, *, hardware: str | None = None, as_of: str | None = None
+) -> pd.DataFrame:
     """Read a GPU-power baseline into a curve point with power, J/token and tok/s per kW.
 
     Parameters
@@ -137,6 +140,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
     hardware : str, optional
         Hardware name or id of a file without ``hw``; where the file names its hardware, it
         must resolve to the same catalog id (``hardware_name`` keeps the file's spelling).
+    as_of : str, optional
+        ISO date of a file without ``ts``; where the file has one, it must fall on the same day.
 
     Returns
     -------
@@ -153,7 +158,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
         off", is read as an EP degree of 1), or the file's ``tokens_per_kw`` disagrees with
         output / total power by more than 1 %.
     ArgumentConflictError
-        If ``hardware`` names another catalog id than the file's ``hw``.
+        If ``hardware`` names another catalog id than the file's ``hw``, or ``as_of`` another
+        day than its ``ts``.
     KeyError
         If the hardware does not map to a catalog id.
 
@@ -235,7 +241,8 @@ def read_power_baseline(path: str | Path, *, hardware: str | None = None) -> pd.
         "throughput_tok_per_s_per_kw": tok_per_s_per_kw(power, t_pg),
         "kind": "measured",
         "source": source,
-        "as_of": str(doc.get("ts"))[:10] if doc.get("ts") else None,
+        "as_of": stated_value(str(doc.get("ts"))[:10] if doc.get("ts") else None, as_of, source, "ts",
+                              "as_of", date=True),
         "note": f"{int(n_gpus)} metered GPUs; tuning={doc.get('tuning')}",
     }
     for stat in ("median", "p99"):
