@@ -338,3 +338,20 @@ def test_hit_rate_vs_concurrency_one_line_per_offload_mode():
     assert ax.get_xscale() == "log"
     with pytest.raises(KeyError, match="kv_offload"):
         plot.hit_rate_vs_concurrency(frame.drop(columns=["kv_offload"]))
+
+
+def test_fan_without_interactivity_puts_each_system_in_a_named_slot():
+    import math
+
+    import pandas as pd
+
+    import tokenomics as tk
+
+    frame = pd.DataFrame({"hardware_id": ["gb300-nvl72", "tpu-v7"], "interactivity_tok_per_s_per_user": math.nan,
+                          "metric": "cost_usd_per_mtok", "p5": [0.1, 0.2], "p25": [0.15, 0.3], "p50": [0.2, 0.4],
+                          "p75": [0.25, 0.5], "p95": [0.3, 0.6]})
+    ax = tk.plot.fan(frame)
+    assert ax.get_xlabel() == "system"  # not "interactivity [tok/s/user]": the frame has none
+    assert [t.get_text() for t in ax.get_xticklabels()] == [tk.plot.display_name("gb300-nvl72"),
+                                                            tk.plot.display_name("tpu-v7")]
+    assert [list(line.get_xdata()) for line in ax.lines] == [[0.0], [1.0]]

@@ -29,7 +29,7 @@ from tokenomics._validate import check_fraction, unknown_name_error
 from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, evaluate, supply
 from tokenomics.cost.tco import TcoBasis, tco_basis
 from tokenomics.curves.ingest import read_results, read_results_dir
-from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, headline_frame, write_report
+from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, format_value, headline_frame, write_report
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload, workload_names
 
 EPILOG = """examples:
@@ -695,9 +695,8 @@ def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
     for c in ("$/GPU-h", "cost $/Mtok", "price $/Mtok"):
         out[c] = out[c].map(lambda v: f"{v:.3f}")
     for c in ("margin", "break-even util."):
-        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
-    title = (f"at {opts.reference_interactivity_tok_per_s_per_user:g} tok/s/user, utilization "
-             f"{opts.utilization_frac:.0%}, workload {opts.workload.name}, TCO {opts.tco_label()}")
+        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else format_value(v, "{:.0%}"))
+    title = f"at {opts.conditions_label()}"
     sys.stdout.write(title + "\n")
     return out
 

@@ -950,7 +950,9 @@ def fan(
     ``frame`` is :meth:`tokenomics.analysis.montecarlo.MonteCarloResult.fan` (one row per system
     and interactivity with ``p5`` .. ``p95``). Systems evaluated at several interactivities get a
     line with shaded bands; a system at one interactivity gets a bar (p5-p95) and a thick bar
-    (p25-p75) around its median.
+    (p25-p75) around its median. A frame without ``x`` values (a Monte Carlo over one operating
+    point per system) puts each system at its own named slot of the x axis. Rows with no finite
+    median, or without ``x`` when other rows have one, are left out and counted in a note.
 
     Parameters
     ----------
@@ -986,31 +988,39 @@ def fan(
     styles = hardware_colors(frame["hardware_id"])
     if log_y is None:
         log_y = name.endswith("_usd_per_mtok")
+    # a frame without x values (a Monte Carlo over single operating points) has one slot per system
+    by_system = not np.isfinite(_numeric(frame[x])).any()
     dropped = 0
+    slots: list[str] = []
     for hid, sub in frame.groupby("hardware_id", sort=False):
         color = (colors or {}).get(str(hid), styles[str(hid)][0])
         sub = sub.sort_values(x)
-        xs = _numeric(sub[x])
+        xs = np.full(len(sub), float(len(slots))) if by_system else _numeric(sub[x])
         q = {c: _numeric(sub[c]) for c in ("p5", "p25", "p50", "p75", "p95")}
-        keep = np.isfinite(q["p50"]) & ((q["p5"] > 0) if log_y else True)
+        keep = np.isfinite(q["p50"]) & np.isfinite(xs) & ((q["p5"] > 0) if log_y else True)
         dropped += int((~keep).sum())
         if not keep.any():
             continue
         xs = xs[keep]
         q = {c: v[keep] for c, v in q.items()}
         label = display_name(str(hid))
-        if len(xs) > 1 and np.isfinite(xs).all():
+        slots.append(label)
+        if len(xs) > 1 and not by_system:
             ax.fill_between(xs, q["p5"], q["p95"], color=color, alpha=0.15, linewidth=0)
             ax.fill_between(xs, q["p25"], q["p75"], color=color, alpha=0.3, linewidth=0)
             ax.plot(xs, q["p50"], color=color, marker=styles[str(hid)][1], label=label)
         else:
-            pos = xs if np.isfinite(xs).all() else np.array([len(ax.lines)])
-            ax.vlines(pos, q["p5"], q["p95"], color=color, linewidth=1.5)
-            ax.vlines(pos, q["p25"], q["p75"], color=color, linewidth=6, alpha=0.6)
-            ax.plot(pos, q["p50"], color=color, marker=styles[str(hid)][1], linestyle="none", label=label)
+            ax.vlines(xs, q["p5"], q["p95"], color=color, linewidth=1.5)
+            ax.vlines(xs, q["p25"], q["p75"], color=color, linewidth=6, alpha=0.6)
+            ax.plot(xs, q["p50"], color=color, marker=styles[str(hid)][1], linestyle="none", label=label)
     if log_y:
         ax.set_yscale("log")
-    ax.set_xlabel(label_for(x))
+    if by_system:
+        ax.set_xticks(range(len(slots)), slots)
+        ax.set_xlim(-0.5, len(slots) - 0.5)
+        ax.set_xlabel("system")
+    else:
+        ax.set_xlabel(label_for(x))
     ax.set_ylabel(label_for(name, percent=_is_frac(name)))
     if dropped:
         _note(ax, f"{dropped} point(s) not shown (no finite or positive quantiles)")

@@ -29,3 +29,20 @@ def test_report_has_the_agentic_section(tmp_path) -> None:  # type: ignore[no-un
     page = out.read_text(encoding="utf-8")
     assert "Agentic traffic" in page
     assert (out.parent / "agentic.csv").is_file()
+
+
+def test_agentic_margin_and_hits_are_shown_in_percent(agentic_report) -> None:  # type: ignore[no-untyped-def]
+    from tests.outputs.report.conftest import figures
+    from tokenomics.outputs.report.agentic import agentic_body
+
+    body = agentic_body(agentic_report)
+    assert body is not None
+    margin = figures(body)["chart-agentic-deepseek-r1-1"]["layout"]["yaxis"]
+    assert margin["tickformat"] == ".0%"
+    assert margin["title"]["text"] == "gross margin [%]"
+    table = body[-1]
+    assert "realized cache hits" in table
+    assert "realized hits<" not in table
+    hit = float(agentic_report.tables["agentic"].sort_values(
+        ["model_id", "hardware_id", "interactivity_tok_per_s_per_user"])["realized_cache_hit_frac"].iloc[0])
+    assert f"<td class=num>{hit * 100:.0f}%</td>" in table

@@ -46,3 +46,30 @@ def test_tables_refuse_what_they_cannot_use():
     with pytest.raises(ValueError, match="beyond the model's 61 layers"):
         memory_hierarchy_tables(tk.model("deepseek-r1"), [tk.hardware("b200")], workload("agentic-coding"),
                                 engram_model=tk.model("deepseek-v3"), engram=tables.placed_at(1, 70))
+
+
+def test_engram_maps_share_one_colour_scale_and_equal_rows(agentic_report) -> None:
+    from tests.outputs.report.conftest import figures
+    from tokenomics.outputs.report.memory import memory_body
+
+    body = memory_body(agentic_report)
+    assert body is not None
+    maps = {k: f["data"][0] for k, f in figures(body).items() if "engram" in k}
+    assert set(maps) == {"chart-memory-engram-b200", "chart-memory-engram-tpu-v7"}
+    top = agentic_report.tables["memory_engram"]["stall_frac"].max() * 100  # B200's NVMe stall [%]
+    for trace in maps.values():
+        assert (trace["zmin"], trace["zmax"]) == (0, pytest.approx(top))
+        assert trace["y"] == ["0", "1", "2", "4"]  # one row per first engram layer, as categories
+        assert trace["ygap"] > 0
+
+
+def test_offload_charts_label_hits_in_percent_on_readable_log_axes(agentic_report) -> None:
+    from tests.outputs.report.conftest import figures
+    from tokenomics.outputs.report.memory import memory_body
+
+    charts = figures(memory_body(agentic_report) or [])
+    hits = charts["chart-memory-offload-0"]["layout"]
+    assert hits["yaxis"]["tickformat"] == ".0%"
+    assert "[%]" in hits["yaxis"]["title"]["text"]
+    assert all(float(t.replace(",", "")) == v for v, t in zip(hits["xaxis"]["tickvals"], hits["xaxis"]["ticktext"],
+                                                              strict=True))

@@ -119,3 +119,12 @@ def test_every_numeric_cell_of_a_single_kind_curve_has_that_kind():
     finite = np.isfinite(std["throughput_tok_per_s_per_gpu"]).sum()
     assert len(kinds) == 2 * finite
     assert set(kinds) == {"projected"}
+
+
+def test_headline_states_the_kv_offload_mode(agentic_report):
+    from tokenomics.outputs.report.sections import headline_section
+
+    text = "".join(headline_section(agentic_report).body)
+    assert "agentic-coding, KV offload to host DRAM, TCO" in text
+    assert ReportOptions(models=("deepseek-r1",)).offload_label() == ""
+    assert "KV offload" not in ReportOptions(models=("deepseek-r1",)).conditions_label()

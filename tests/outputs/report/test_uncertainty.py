@@ -31,3 +31,13 @@ def test_uncertainty_table_and_section(rep):
     page = render_html(rep)
     assert "uncertainty (Monte Carlo)" in page
     assert f"{MC_DRAWS} joint draws" in page
+
+
+def test_cost_axis_is_labelled_with_plain_numbers(rep):
+    from tests.outputs.report.conftest import figures
+
+    sections = uncertainty_section(rep)
+    assert sections is not None
+    yaxis = figures(sections[0].body)["chart-deepseek-r1-uncertainty"]["layout"]["yaxis"]
+    assert yaxis["type"] == "log"
+    assert all(float(t) == pytest.approx(v) for v, t in zip(yaxis["tickvals"], yaxis["ticktext"], strict=True))

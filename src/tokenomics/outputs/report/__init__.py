@@ -21,7 +21,7 @@ from tokenomics.outputs.report.build import (
     ReportOptions,
     build_report,
 )
-from tokenomics.outputs.report.html import HEADLINE_COLUMNS, headline_cells
+from tokenomics.outputs.report.html import HEADLINE_COLUMNS, format_value, headline_cells
 from tokenomics.outputs.report.page import render_html
 from tokenomics.outputs.report.sections import SECTIONS, Section, SectionBuilder, margin_sections
 from tokenomics.outputs.report.uncertainty import uncertainty_section
@@ -41,6 +41,7 @@ __all__ = [
     "Section",
     "SectionBuilder",
     "build_report",
+    "format_value",
     "headline_cells",
     "headline_frame",
     "read_manifest",

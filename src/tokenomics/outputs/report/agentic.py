@@ -71,6 +71,7 @@ def agentic_table(curves: dict[tuple[str, str], Any], options: ReportOptions,
 
 
 def _figure(table: pd.DataFrame, model_id: str, column: str, title: str, y_title: str) -> dict[str, Any]:
+    percent = column.endswith("_frac")
     traces = []
     sub = table[table["model_id"] == model_id]
     for hid, g in sub.groupby("hardware_id", sort=True):
@@ -82,11 +83,13 @@ def _figure(table: pd.DataFrame, model_id: str, column: str, title: str, y_title
             "y": [float(v) for v in g[column]],
             "customdata": [float(v) for v in g["realized_cache_hit_frac"]],
             "line": {"color": style.color}, "marker": {"symbol": style.symbol, "color": style.color},
-            "hovertemplate": (f"<b>{html.escape(str(hid))}</b><br>%{{x:.0f}} tok/s/user<br>%{{y:.3g}}"
-                              "<br>realized cache hits %{customdata:.2f}<extra></extra>"),
+            "hovertemplate": (f"<b>{html.escape(str(hid))}</b><br>%{{x:.0f}} tok/s/user"
+                              f"<br>%{{y:{'.1%' if percent else '.3g'}}}"
+                              "<br>realized cache hits %{customdata:.0%}<extra></extra>"),
         })
     layout = {"title": {"text": title}, "xaxis": {"title": {"text": "interactivity [tok/s/user]"}},
-              "yaxis": {"title": {"text": y_title}}, "template": "plotly_white", "height": 380}
+              "yaxis": {"title": {"text": y_title}, **({"tickformat": ".0%"} if percent else {})},
+              "template": "plotly_white", "height": 380}
     return {"data": traces, "layout": layout}
 
 
@@ -106,17 +109,18 @@ def agentic_body(rep: Report) -> list[str] | None:
     for mid in pd.unique(table["model_id"]):
         charts = [
             _figure(table, str(mid), "cost_usd_per_mtok", f"{mid}: cost per Mtok ({w.name})", "cost [USD/Mtok]"),
-            _figure(table, str(mid), "gross_margin_frac", f"{mid}: gross margin ({w.name})", "gross margin"),
+            _figure(table, str(mid), "gross_margin_frac", f"{mid}: gross margin ({w.name})",
+                    "gross margin [%]"),
         ]
         body.append('<div class="grid">' + "".join(figure_html(f, f"agentic-{mid}-{i}")
                                                    for i, f in enumerate(charts)) + "</div>")
     columns = [
         Column("model_id", "model"), Column("hardware_id", "system"), Column("curve_kind", "curve"),
         Column("interactivity_tok_per_s_per_user", "interactivity [tok/s/user]", "{:.0f}"),
-        Column("realized_cache_hit_frac", "realized hits", "{:.2f}"),
+        Column("realized_cache_hit_frac", "realized cache hits [%]", "{:.0%}"),
         Column("cost_usd_per_mtok", "cost [USD/Mtok]", "{:.3f}"),
         Column("cost_usd_per_output_mtok", "cost [USD/output Mtok]", "{:.2f}"),
-        Column("gross_margin_frac", "gross margin", "{:.0%}"),
+        Column("gross_margin_frac", "gross margin [%]", "{:.0%}"),
     ]
     ordered = table.sort_values(["model_id", "hardware_id", "interactivity_tok_per_s_per_user"])
     body.append(table_html(ordered.replace([np.inf, -np.inf], np.nan), columns))

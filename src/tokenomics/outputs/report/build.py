@@ -231,6 +231,33 @@ class ReportOptions(BaseModel):
         """
         return self.workload.name
 
+    def offload_label(self) -> str:
+        """Describe the KV offload mode, e.g. ``"KV offload to host DRAM"`` (empty without offload).
+
+        Returns
+        -------
+        str
+            The description.
+        """
+        return {"none": "", "dram": "KV offload to host DRAM",
+                "ssd": "KV offload to host DRAM and NVMe SSD"}[self.kv_offload]
+
+    def conditions_label(self) -> str:
+        """Describe the headline's operating point in words.
+
+        E.g. ``"50 tok/s/user, 60% utilization, agentic-coding, KV offload to host DRAM, TCO
+        itemised, hyperscaler profile"``; the KV offload part only when one is set.
+
+        Returns
+        -------
+        str
+            The description.
+        """
+        parts = [f"{self.reference_interactivity_tok_per_s_per_user:g} tok/s/user",
+                 f"{self.utilization_frac:.0%} utilization", self.workload_label(), self.offload_label(),
+                 f"TCO {self.tco_label()}"]
+        return ", ".join(p for p in parts if p)
+
 
 # --- chain pieces --------------------------------------------------------------------------------
 

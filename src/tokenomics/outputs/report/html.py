@@ -18,7 +18,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["HEADLINE_COLUMNS", "Column", "figure_html", "headline_cells", "headline_table_html", "table_html"]
+__all__ = [
+    "HEADLINE_COLUMNS",
+    "Column",
+    "figure_html",
+    "format_value",
+    "headline_cells",
+    "headline_table_html",
+    "log_axis",
+    "table_html",
+]
 
 HEADLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "model_id": ("model", "{}"),
@@ -68,13 +77,73 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
+def format_value(value: Any, fmt: str) -> str:
+    """Format a number with a :meth:`str.format` pattern, never as a negative zero.
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    fmt : str
+        Pattern, e.g. ``"{:.0%}"``.
+
+    Returns
+    -------
+    str
+        The text; a value that rounds to zero has no minus sign.
+
+    Examples
+    --------
+    >>> format_value(-0.004, "{:.0%}")
+    '0%'
+    >>> format_value(-0.006, "{:.0%}")
+    '-1%'
+    """
+    text = fmt.format(value)
+    return text[1:] if text.startswith("-") and not re.search(r"[1-9]", text) else text
+
+
 def _fmt(value: Any, fmt: str) -> str:
     if _missing(value):
         return "not reachable" if "%" in fmt else "-"
     try:
-        return fmt.format(value)
+        return format_value(value, fmt)
     except (ValueError, TypeError):
         return str(value)
+
+
+def _tick_text(value: float) -> str:
+    return f"{value:,.0f}" if value >= 1000 else f"{value:g}"
+
+
+def log_axis(values: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """Return the plotly settings of a log axis over ``values``, labelled with plain numbers.
+
+    Ticks run 1-2-5 per decade when the values span up to three decades (1-2-3-5 within one),
+    one per decade beyond; every label is the whole number (``0.2``, ``5``, ``10,000``),
+    never a bare mantissa.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The values drawn on the axis, in its unit; non-finite and non-positive ones are ignored.
+
+    Returns
+    -------
+    dict
+        ``type``, ``tickvals`` and ``ticktext`` of a plotly axis (only ``type`` when no value is
+        positive).
+    """
+    arr = np.asarray(values, dtype=float).ravel()
+    arr = arr[np.isfinite(arr) & (arr > 0)]
+    if arr.size == 0:
+        return {"type": "log"}
+    lo, hi = float(arr.min()), float(arr.max())
+    decades = math.log10(hi / lo)
+    steps = (1.0, 2.0, 3.0, 5.0) if decades < 1 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    ticks = [float(f"{m * 10.0 ** e:.6g}") for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+             for m in steps]
+    return {"type": "log", "tickvals": ticks, "ticktext": [_tick_text(v) for v in ticks]}
 
 
 _URL = re.compile(r"(https?://[^\s,;()\[\]<>\"']+|(?<![\w/.])github\.com/[^\s,;()\[\]<>\"']+)")

@@ -20,7 +20,7 @@ import pandas as pd
 from tokenomics import catalog
 from tokenomics.analysis.memory import memory_hierarchy_tables
 from tokenomics.memory.engram import engram_config
-from tokenomics.outputs.report.html import Column, figure_html, table_html
+from tokenomics.outputs.report.html import Column, figure_html, log_axis, table_html
 from tokenomics.workload import workload
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def _tco_rates(options: ReportOptions, hardware: Sequence[str]) -> dict[str, flo
 
 
 def _offload_figure(table: pd.DataFrame, y: str, title: str, y_title: str) -> dict[str, Any]:
+    percent = y.endswith("_frac")
     traces = []
     for (hid, mode), g in table.groupby(["hardware_id", "kv_offload"], sort=True):
         g = g.sort_values("concurrency")
@@ -86,15 +87,19 @@ def _offload_figure(table: pd.DataFrame, y: str, title: str, y_title: str) -> di
             "line": {"color": _OFFLOAD_COLORS.get(str(mode), "#999999"),
                      "dash": {"b200": "solid", "gb200-nvl72": "dash"}.get(str(hid), "dot")},
             "hovertemplate": (f"<b>{html.escape(str(hid))}</b>, kv_offload {html.escape(str(mode))}<br>"
-                              "%{x:.0f} sessions<br>%{y:.3g}<extra></extra>"),
+                              f"%{{x:.0f}} sessions<br>%{{y:{'.1%' if percent else '.3g'}}}<extra></extra>"),
         })
-    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "concurrent sessions"}, "type": "log"},
-              "yaxis": {"title": {"text": y_title}}, "template": "plotly_white", "height": 380}
+    layout = {"title": {"text": title},
+              "xaxis": {"title": {"text": "concurrent sessions"}, **log_axis(table["concurrency"].to_numpy())},
+              "yaxis": {"title": {"text": y_title}, **({"tickformat": ".0%"} if percent else {})},
+              "template": "plotly_white", "height": 380}
     return {"data": traces, "layout": layout}
 
 
 def _engram_figure(table: pd.DataFrame, hid: str) -> dict[str, Any]:
+    """Heat map of one system's engram stall; all systems of ``table`` share one colour scale."""
     sub = table[table["hardware_id"] == hid]
+    top = float(table["stall_frac"].max()) * 100
     tiers = [t for t in ("hbm", "dram", "cxl", "ssd") if t in set(sub["tier"])]
     layers = sorted(int(v) for v in pd.unique(sub["engram_layer_index"]))
     grid = sub.pivot(index="engram_layer_index", columns="tier", values="stall_frac").reindex(index=layers,
@@ -102,7 +107,8 @@ def _engram_figure(table: pd.DataFrame, hid: str) -> dict[str, Any]:
     z = [[None if pd.isna(v) else float(v) * 100 for v in row] for row in grid.to_numpy()]
     return {
         "data": [{"type": "heatmap", "x": [_TIER_NAMES[t] for t in tiers], "y": [str(v) for v in layers], "z": z,
-                  "colorscale": "OrRd", "zmin": 0, "colorbar": {"title": {"text": "stall [%]"}},
+                  "colorscale": "OrRd", "zmin": 0, "zmax": top if top > 0 else 1, "xgap": 2, "ygap": 2,
+                  "colorbar": {"title": {"text": "stall [%]"}},
                   "hovertemplate": "first engram layer %{y}, %{x}: stall %{z:.2f} %<extra></extra>"}],
         "layout": {"title": {"text": f"{hid}: engram stall by placement"},
                    "xaxis": {"title": {"text": "where the tables are kept"}},
@@ -127,7 +133,7 @@ def memory_body(rep: Report) -> list[str] | None:
     if offload is not None and not offload.empty:
         charts = [
             _offload_figure(offload, "realized_cache_hit_frac", "realized prefix-cache hits by KV offload mode",
-                            "realized cache hit"),
+                            "realized cache hits [%]"),
             _offload_figure(offload, "throughput_tok_per_s_per_gpu", "throughput by KV offload mode",
                             "throughput [tok/s/GPU]"),
         ]

@@ -168,7 +168,8 @@ def render_html(rep: Report, *, elapsed_s: float = 0.0, files: Sequence[str] = (
         f"<p class=note>tokenomics {html.escape(__version__)}, generated "
         f"{dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')} in {elapsed_s:.1f} s. "
         f"Models: {html.escape(', '.join(opts.models))}. TCO: {html.escape(opts.tco_label())}. "
-        f"Utilization {opts.utilization_frac:.0%}, {html.escape(opts.workload_label())}. "
+        f"Utilization {opts.utilization_frac:.0%}, {html.escape(opts.workload_label())}"
+        f"{', ' + html.escape(opts.offload_label()) if opts.offload_label() else ''}. "
         "Charts are interactive: hover for details, drag to zoom, click legend entries to hide systems. "
         "Every assumption and source is listed at the end.</p>",
     ]

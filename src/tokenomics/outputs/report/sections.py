@@ -426,10 +426,9 @@ def headline_section(rep: Report) -> Section:
     """Headline table: one row per model and system at the reference interactivity."""
     opts = rep.options
     body = [
-        f"<p>At {_ref(rep):g} tok/s/user, {opts.utilization_frac:.0%} utilization, "
-        f"{html.escape(opts.workload_label())}, "
-        f"TCO {html.escape(opts.tco_label())}, at catalog list prices. Break-even utilization: the utilization at "
-        "which the gross margin is zero (<i>not reachable</i>: no utilization up to 100 % breaks even). Rows from a "
+        f"<p>At {html.escape(opts.conditions_label())}, at catalog list prices. "
+        "Break-even utilization: the utilization at which the gross margin is zero "
+        "(<i>not reachable</i>: no utilization up to 100 % breaks even). Rows from a "
         "roofline projection show the cost range of the projection's throughput band in parentheses. Rows are "
         "sorted by model, cheapest first. Change these with the CLI options <code>--interactivity</code>, "
         "<code>--utilization</code>, <code>--tco-profile</code>/<code>--tco-vintage</code>/<code>--tco-tier</code> "

@@ -15,7 +15,7 @@ import pandas as pd
 
 from tokenomics.outputs.colors import system_style
 from tokenomics.outputs.report.build import MC_DRAWS, MC_TARGET_MARGIN_FRAC, Report
-from tokenomics.outputs.report.html import Column, figure_html, table_html
+from tokenomics.outputs.report.html import Column, figure_html, log_axis, table_html
 from tokenomics.outputs.report.sections import Section, _layout, _list, _name, _num, _short
 
 __all__ = ["MC_DRAWS", "MC_TARGET_MARGIN_FRAC", "uncertainty_section", "uncertainty_table"]
@@ -60,7 +60,7 @@ def _figure(model_id: str, table: pd.DataFrame) -> dict:
     ys = np.concatenate([_num(table["cost_p5_usd_per_mtok"]), _num(table["cost_p95_usd_per_mtok"])])
     n = int(table["n_draws"].iloc[0])
     layout = _layout(f"{model_id}: cost per Mtok across {n} joint draws (box p25-p75, whiskers p5-p95)",
-                     "", "cost [USD/Mtok]", yaxis={"type": "log"})
+                     "", "cost [USD/Mtok]", yaxis=log_axis(ys))
     if np.isfinite(ys).any():
         layout["yaxis"]["range"] = _list(np.log10([np.nanmin(ys) * 0.8, np.nanmax(ys) * 1.25]))
     return {"data": traces, "layout": layout}
