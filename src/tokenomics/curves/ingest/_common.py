@@ -287,8 +287,7 @@ def check_throughput(value: float, source: str | Path, key: str) -> None:
     IngestError
         If ``value <= 0``.
     """
-    if not math.isnan(value) and value <= 0:
-        raise IngestError(source, key, f"throughput must be > 0 tok/s, got {value!r}")
+    _check_present_positive(value, source, key, "throughput", " tok/s")
 
 
 def load_json(path: Path) -> Any:
@@ -719,8 +718,13 @@ def check_gpu_count(value: float, source: str | Path, key: str) -> None:
     IngestError
         If ``value <= 0``.
     """
+    _check_present_positive(value, source, key, "GPU count", "")
+
+
+def _check_present_positive(value: float, source: str | Path, key: str, what: str, unit: str) -> None:
+    """Raise an :class:`IngestError` if ``value`` is present (not NaN) but not > 0."""
     if not math.isnan(value) and value <= 0:
-        raise IngestError(source, key, f"GPU count must be > 0, got {value!r}")
+        raise IngestError(source, key, f"{what} must be > 0{unit}, got {value!r}")
 
 
 THROUGHPUT_SUM_REL_TOL: float = 0.01
