@@ -229,3 +229,34 @@ def test_beyond_its_measured_range_a_mode_follows_the_nearest_measurement_of_any
     hi = envelope.interactivity_range[1]
     end_ratio = float(envelope.throughput_at(hi)) / float(proj["dram"].throughput_at(hi))
     assert float(dram_curve.throughput_at(x)) > 1.2 * end_ratio * float(proj["dram"].throughput_at(x))
+
+
+def test_a_mode_with_fewer_tiers_takes_no_hits_from_a_mode_with_more():
+    # B200 DeepSeek-R1: the DRAM-offload run at 32 sessions (~22 tok/s/user) hit 0.83 of its input,
+    # 0.83 of it in host DRAM; without offload those hits do not exist, so the no-offload curve
+    # below its own measured range is its own end ratio with its own hits, not DRAM's
+    wl = tk.workload("agentic-coding")
+    _, points = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="none")
+    assert set(points["anchor_kv_offload"].dropna()) <= {"none"}
+    row = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload="none", interactivity_tok_per_s_per_user=8).iloc[0]
+    assert row["anchor_kv_offload"] == "none"
+
+
+def test_anchored_hits_meet_the_measured_ones_at_the_measured_end():
+    # hits of the anchored rows are the projection's shifted by measured - projected at the end,
+    # so the priced hit rate does not jump where projection meets measurement
+    wl = tk.workload("agentic-coding")
+    _, points = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="dram")
+    lo = float(points.loc[points["kind"] == "measured", X].min())
+    below = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload="dram",
+                        interactivity_tok_per_s_per_user=lo * 0.99).iloc[0]
+    at = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload="dram", interactivity_tok_per_s_per_user=lo).iloc[0]
+    assert below["curve_kind"] == "anchored"
+    assert at["curve_kind"] == "measured"
+    assert below["realized_cache_hit_frac"] == pytest.approx(at["realized_cache_hit_frac"], abs=0.01)
+    # and no point states more hits than the workload's theoretical rate
+    for mode in ("none", "dram", "ssd"):
+        _, pts = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload=mode)
+        theoretical = pd.to_numeric(pts["theoretical_cache_hit_frac"], errors="coerce")
+        realized = pd.to_numeric(pts["realized_cache_hit_frac"], errors="coerce")
+        assert not (realized > theoretical + 1e-12).any()

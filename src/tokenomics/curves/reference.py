@@ -61,17 +61,21 @@ def reference_curve(
        (:func:`tokenomics.perf.project.project_curve`, or
        :func:`tokenomics.perf.sessions.project_session_curve` for session traffic) scaled by the
        anchor ratio at the nearest measured end, ``r = measured(x_end) / projected(x_end)``, so
-       the curve is continuous there; where another offload mode's measurement is nearer (in log
-       interactivity; e.g. no-offload runs at light load beside offload runs at heavy load), that
-       measurement carried by the projected ratio of the two modes, as in step 3. The union's
-       Pareto frontier never rises with interactivity. Inside [x_lo, x_hi] the measured envelope
-       is used unchanged.
+       the curve is continuous there, and its realized hits the projection's shifted by
+       ``measured - projected`` at that end; where a mode with fewer KV tiers is measured nearer
+       (in log interactivity; e.g. no-offload runs at light load beside offload runs at heavy
+       load), that measurement carried by the projected ratio of the two modes, as in step 3.
+       The union's Pareto frontier never rises with interactivity. Inside [x_lo, x_hi] the
+       measured envelope is used unchanged.
     3. An offload mode never measured on a system measured in another mode
        (:data:`ANCHOR_PREFERENCE`): its projection scaled, point by point, by that mode's
        ``reference(x) / projected(x)`` (that mode's curve from steps 1-2 over its own
        projection, both read at the point's interactivity and clipped at their ends). The
        measured mode's curve is thereby carried over with only the projected difference between
-       the two modes: where the two projections agree, so do the two curves.
+       the two modes: where the two projections agree, so do the two curves. Realized hits are
+       the measured mode's plus the projected difference, when the measured mode has no tier
+       this one lacks (else this mode's projected hits). Every row's hits are at most its
+       theoretical rate.
     4. Nothing measured: the projection.
 
     Row kinds: ``kind`` is ``"measured"``, ``"anchored"`` (with ``anchor_ratio`` and
@@ -135,7 +139,7 @@ def reference_curve(
             other_curve, _ = reference_curve(m, hw, workload=wl, kv_offload=other)
             other_proj = _curve(_project(m, hw, wl, other))
             rows = _with_knots(projected, other_curve.points[_X])
-            anchored = _carry(rows, other_curve, other_proj, other)
+            anchored = _carry(rows, other_curve, other_proj, other, hits=_TIERS[other] <= _TIERS[mode])
             carried = _CarriedCurve.from_points(anchored, allow_mixed_groups=True)
             assert isinstance(carried, _CarriedCurve)
             carried.reference, carried.projections = other_curve, (_curve(projected), other_proj)
@@ -150,24 +154,29 @@ def reference_curve(
     px = projected[_X].to_numpy(dtype=float)
     parts = [envelope.points]
     # beyond the mode's measured range each projected point follows the nearest measurement (in
-    # log interactivity): its own mode's end ratio, or another mode's measurement carried by the
-    # projected ratio of the two modes (the same load, measured in that mode)
+    # log interactivity): its own mode's end ratio, or the measurement of a mode with fewer tiers
+    # (the same load served without the extra tier: what the extra tier adds is the projected
+    # ratio of the two modes); a mode with more tiers is not carried down, its hits and
+    # throughput owe to the tier this mode lacks
     elsewhere = (px < lo) | (px > hi)
     nearest = np.where(elsewhere, _log_distance(px, lo, hi), np.inf)
     for other in ANCHOR_PREFERENCE[mode]:
         other_env = _envelope(measured[modes == other])
-        if other_env is None or not elsewhere.any():
+        if other_env is None or not elsewhere.any() or _TIERS[other] >= _TIERS[mode]:
             continue
         d = _log_distance(px, *other_env.interactivity_range)
         closer = elsewhere & (d < nearest)
         if closer.any():
-            parts.append(_carry(projected[closer], other_env, _curve(_project(m, hw, wl, other)), other))
+            parts.append(_carry(projected[closer], other_env, _curve(_project(m, hw, wl, other)), other, hits=True))
             elsewhere &= ~closer
             nearest = np.where(elsewhere, nearest, np.inf)
     for side, edge in ((elsewhere & (px < lo), lo), (elsewhere & (px > hi), hi)):
         if side.any():
             ratio = float(envelope.throughput_at(edge)) / float(proj.throughput_at(edge, extrapolate="clip"))
-            parts.append(_anchor(projected[side], ratio, mode))
+            rows = _anchor(projected[side], ratio, mode)
+            # hits likewise: the projection's, shifted by measured - projected at that end
+            shift = _hit_at(envelope.points, np.array([edge])) - _hit_at(proj.points, np.array([edge]))
+            parts.append(_with_hits(rows, cache_hit_frac_of_rows(rows) + shift))
     if len(parts) == 1:
         return envelope, envelope.points
     union = pd.concat(parts, ignore_index=True)
@@ -380,18 +389,33 @@ def _log_distance(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.maximum(np.log(lo / x), 0.0) + np.maximum(np.log(x / hi), 0.0)
 
 
+_TIERS = {"none": 0, "dram": 1, "ssd": 2}
+"""KV tiers below HBM of each offload mode: a mode's measurement carries up to a mode with more."""
+
+
 def _carry(rows: pd.DataFrame, reference: ThroughputCurve, reference_projection: ThroughputCurve,
-           mode: str) -> pd.DataFrame:
+           mode: str, *, hits: bool) -> pd.DataFrame:
     """Return projected rows of one offload mode carried onto another mode's curve.
 
-    Throughput scaled by ``reference(x) / reference_projection(x)`` per row, realized hits the
-    reference's plus the projected difference between the two modes (clipped to [0, 1]).
+    Throughput scaled by ``reference(x) / reference_projection(x)`` per row. With ``hits`` (the
+    reference has no tier the rows' mode lacks), realized hits are the reference's plus the
+    projected difference between the two modes; else the rows' own projected hits.
     """
     anchored = _anchor(rows, _mode_ratio(reference, reference_projection, rows[_X]), mode)
+    if not hits:
+        return _with_hits(anchored, cache_hit_frac_of_rows(anchored))
     x, own = anchored[_X].to_numpy(dtype=float), cache_hit_frac_of_rows(anchored)
-    carried_hit = np.clip(_hit_at(reference.points, x) + own - _hit_at(reference_projection.points, x), 0.0, 1.0)
-    anchored["realized_cache_hit_frac"] = np.where(np.isnan(carried_hit), own, carried_hit)
-    return anchored
+    return _with_hits(anchored, _hit_at(reference.points, x) + own - _hit_at(reference_projection.points, x))
+
+
+def _with_hits(rows: pd.DataFrame, hit: np.ndarray) -> pd.DataFrame:
+    """Set ``realized_cache_hit_frac`` to ``hit`` in [0, the row's theoretical rate] (the row's own where NaN)."""
+    own = cache_hit_frac_of_rows(rows)
+    cap = (pd.to_numeric(rows["theoretical_cache_hit_frac"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+           if "theoretical_cache_hit_frac" in rows.columns else np.full(len(rows), np.nan))
+    value = np.where(np.isnan(hit), own, hit)
+    rows["realized_cache_hit_frac"] = np.clip(value, 0.0, np.where(np.isnan(cap), 1.0, cap))
+    return rows
 
 
 def _hit_at(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
