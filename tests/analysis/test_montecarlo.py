@@ -173,6 +173,19 @@ def test_sketch_quantiles_within_the_stated_error_of_the_draws():
             assert _stat(r, case, metric, "std") == pytest.approx(col.std(), rel=1e-5, abs=1e-9)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_quantiles_of_a_constant_metric_are_the_constant(backend):
+    # only utilization varies: the break-even utilization (TCO over revenue per busy hour) does not
+    kw = {"backend": backend, "chunk_draws": 1024} if backend == "dask" else {}
+    r = monte_carlo(_base(facility_power_kw_per_accelerator=[1.5, 1.2]), n_draws=4096,
+                    utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False, **kw)
+    summary = r.summary
+    row = summary[(summary["metric"] == "breakeven_utilization_frac") & (summary["case"] == "a")].iloc[0]
+    assert row["std"] == pytest.approx(0.0, abs=1e-12)
+    for name in ("p5", "p50", "p95"):
+        assert row[name] == pytest.approx(row["mean"], rel=1e-12)  # not a bucket's midpoint
+
+
 def test_energy_metrics_by_hand_and_unknown_without_a_power_figure():
     # energy = kW * 1000 / (T * u): E = 1500 / 2000 * E[1/u], E[1/u] = ln(0.8 / 0.4) / 0.4
     r = monte_carlo(_base(facility_power_kw_per_accelerator=[1.5, np.nan]), n_draws=4096,

@@ -34,8 +34,9 @@ count, shifted sum and sum of squares (mean, standard deviation), P(margin > tar
 pairwise "cheaper" counts and "cheapest" counts, and a log-bucket quantile sketch (the float's
 exponent and its top :data:`SKETCH_MANTISSA_BITS` mantissa bits: 128 buckets per octave). A
 quantile ``p`` of the sketch lies within a relative :data:`SKETCH_RELATIVE_ERROR` (0.39 %) of the
-draws' order statistic of rank ``ceil(p N)`` for magnitudes in [2**-32, 2**48); magnitudes below
-2**-32 count as 0. ``backend="numpy"`` also keeps every draw (an xarray Dataset: exact quantiles
+draws' order statistic of rank ``ceil(p N)`` for magnitudes in [2**-32, 2**48), and within the
+draws' smallest and largest values (a constant metric's quantiles are that constant); magnitudes
+below 2**-32 count as 0. ``backend="numpy"`` also keeps every draw (an xarray Dataset: exact quantiles
 with ``draws.quantile``); ``backend="dask"`` streams chunks through a dask tree reduction of the
 statistics: memory is the working set of the chunks in flight (one per thread, set by the chunk
 size) plus at most ``split_every`` partial statistics (7 x cases x :data:`SKETCH_BUCKETS` counts)
@@ -607,11 +608,14 @@ class _Stats:
     margin_above: np.ndarray  # (cases,)
     cheaper: np.ndarray  # (cases, cases): draws in which a costs less than b (same interactivity)
     cheapest: np.ndarray  # (cases,): draws in which a case is the cheapest of its interactivity
+    low: np.ndarray  # (metrics, cases): smallest finite draw (+inf before any)
+    high: np.ndarray  # (metrics, cases): largest finite draw (-inf before any)
 
     @classmethod
     def zeros(cls, c: int) -> _Stats:
         return cls(0, np.zeros((_M, c, 2)), np.zeros((_M, c, _BINS), dtype=np.int64), np.zeros(c, dtype=np.int64),
-                   np.zeros((c, c), dtype=np.int64), np.zeros(c, dtype=np.int64))
+                   np.zeros((c, c), dtype=np.int64), np.zeros(c, dtype=np.int64), np.full((_M, c), np.inf),
+                   np.full((_M, c), -np.inf))
 
     def __iadd__(self, other: _Stats) -> _Stats:
         self.n += other.n
@@ -620,6 +624,8 @@ class _Stats:
         self.margin_above += other.margin_above
         self.cheaper += other.cheaper
         self.cheapest += other.cheapest
+        np.minimum(self.low, other.low, out=self.low)
+        np.maximum(self.high, other.high, out=self.high)
         return self
 
 
@@ -641,6 +647,9 @@ def _accumulate(acc: _Stats, problem: MonteCarloProblem, vals: np.ndarray, ref: 
     n_nan = np.count_nonzero(nan, axis=2)
     acc.sketch[:, :, _BINS - 1] += n_nan
     acc.sketch[:, :, _NB] -= n_nan  # NaN was counted in the zero bucket
+    finite = np.isfinite(vals)
+    np.minimum(acc.low, np.where(finite, vals, np.inf).min(axis=2), out=acc.low)
+    np.maximum(acc.high, np.where(finite, vals, -np.inf).max(axis=2), out=acc.high)
     d = vals - ref[:, :, None]
     np.copyto(d, 0.0, where=np.isnan(d))
     acc.sums[:, :, 0] += d.sum(axis=2)
@@ -798,7 +807,9 @@ def _summary(problem: MonteCarloProblem, st: _Stats) -> pd.DataFrame:
             for q, name in zip(_QUANTILES, _qnames(), strict=True):
                 if nf:
                     rank = max(math.ceil(q * nf - 1e-9), 1)
-                    row[name] = float(_BUCKET_VALUE[int(np.searchsorted(cum[i, j], rank, side="left"))])
+                    # a bucket's midpoint, never outside the draws' own range (a constant is exact)
+                    value = float(_BUCKET_VALUE[int(np.searchsorted(cum[i, j], rank, side="left"))])
+                    row[name] = min(max(value, float(st.low[i, j])), float(st.high[i, j]))
                 else:
                     row[name] = math.nan
             rows.append(row)
