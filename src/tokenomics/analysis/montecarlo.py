@@ -647,9 +647,12 @@ def _accumulate(acc: _Stats, problem: MonteCarloProblem, vals: np.ndarray, ref: 
     n_nan = np.count_nonzero(nan, axis=2)
     acc.sketch[:, :, _BINS - 1] += n_nan
     acc.sketch[:, :, _NB] -= n_nan  # NaN was counted in the zero bucket
-    finite = np.isfinite(vals)
-    np.minimum(acc.low, np.where(finite, vals, np.inf).min(axis=2), out=acc.low)
-    np.maximum(acc.high, np.where(finite, vals, -np.inf).max(axis=2), out=acc.high)
+    for reduce, nan_reduce, merge, out in ((np.min, np.fmin.reduce, np.fmin, acc.low),
+                                           (np.max, np.fmax.reduce, np.fmax, acc.high)):
+        ext = reduce(vals, axis=2)  # fast; NaN where a row holds NaN: those rows again, passing over NaN
+        if (rows_nan := np.isnan(ext)).any():
+            ext[rows_nan] = nan_reduce(vals[rows_nan], axis=1)
+        merge(out, ext, out=out)
     d = vals - ref[:, :, None]
     np.copyto(d, 0.0, where=np.isnan(d))
     acc.sums[:, :, 0] += d.sum(axis=2)
