@@ -44,7 +44,7 @@ from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
 from tokenomics.curves.curve import ThroughputCurve, check_curve_matches
 from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
-from tokenomics.curves.schema import cache_hit_frac_of_rows
+from tokenomics.curves.schema import cache_hit_frac_of_rows, value_at
 from tokenomics.economics import (
     DEFAULT_CACHED_COST_RATIO,
     blended_price_usd_per_mtok,
@@ -875,16 +875,10 @@ def session_figures_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user:
         Realized hit rate in [0, 1] and cost ratio; NaN where the curve has no such column.
     """
     pts = curve.points
-    x = pts["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
     ratio = (pd.to_numeric(pts["cached_cost_ratio"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
              if "cached_cost_ratio" in pts.columns else np.full(len(pts), np.nan))
-    out = []
-    for y in (cache_hit_frac_of_rows(pts), ratio):
-        ok = np.isfinite(y) & np.isfinite(x)
-        order = np.argsort(x[ok])
-        out.append(float(np.interp(interactivity_tok_per_s_per_user, x[ok][order], y[ok][order])) if ok.any()
-                   else math.nan)
-    return out[0], out[1]
+    x = interactivity_tok_per_s_per_user
+    return float(value_at(pts, cache_hit_frac_of_rows(pts), x)), float(value_at(pts, ratio, x))
 
 
 def _basis(tco: TcoBasis | str | None, cost_usd_per_gpu_hour: Any) -> TcoBasis:

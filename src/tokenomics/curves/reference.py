@@ -13,7 +13,7 @@ from tokenomics import catalog
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.measured import curves
-from tokenomics.curves.schema import cache_hit_frac_of_rows
+from tokenomics.curves.schema import cache_hit_frac_of_rows, value_at
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
@@ -420,13 +420,7 @@ def _with_hits(rows: pd.DataFrame, hit: np.ndarray) -> pd.DataFrame:
 
 def _hit_at(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
     """Return the points' hit fraction (all tiers) read linearly at interactivities ``x`` (clipped at the ends)."""
-    px = points[_X].to_numpy(dtype=float)
-    hit = cache_hit_frac_of_rows(points)
-    ok = np.isfinite(px) & np.isfinite(hit)
-    if not ok.any():
-        return np.full(len(x), np.nan)
-    order = np.argsort(px[ok])
-    return np.interp(x, px[ok][order], hit[ok][order])
+    return np.asarray(value_at(points, cache_hit_frac_of_rows(points), x), dtype=float)
 
 
 def _mode_ratio(reference: ThroughputCurve, projection: ThroughputCurve, at: Any) -> np.ndarray:

@@ -127,6 +127,39 @@ def cache_hit_frac_of_rows(points: pd.DataFrame) -> np.ndarray:
     return np.where(np.isnan(hit), gpu + np.nan_to_num(cpu), hit)
 
 
+def value_at(points: pd.DataFrame, values: np.ndarray, interactivity_tok_per_s_per_user: Any) -> Any:
+    """Read a per-point value linearly in interactivity, over the points where it is stated.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Curve points with ``interactivity_tok_per_s_per_user`` [tok/s/user].
+    values : numpy.ndarray
+        One value per point (NaN where a point states none), e.g.
+        :func:`cache_hit_frac_of_rows`.
+    interactivity_tok_per_s_per_user : float or numpy.ndarray
+        Where to read [tok/s/user]; beyond the stated points, the nearest end's value.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The value (NaN everywhere when no point states one), shaped like the interactivity.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"interactivity_tok_per_s_per_user": [10.0, 30.0, 20.0]})
+    >>> float(value_at(rows, np.array([0.9, 0.5, np.nan]), 20.0))
+    0.7
+    """
+    x = points["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
+    y = np.asarray(values, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        return np.full(np.shape(interactivity_tok_per_s_per_user), np.nan)[()]
+    order = np.argsort(x[ok])
+    return np.interp(interactivity_tok_per_s_per_user, x[ok][order], y[ok][order])
+
+
 def empty_curve_frame() -> pd.DataFrame:
     """Return an empty curve-point table with every column of :data:`CURVE_COLUMNS`.
 
