@@ -20,7 +20,7 @@ def _write(path: Path, lines: list[object]) -> Path:
 def test_agentic_preset_is_the_request_weighted_agentx_pool() -> None:
     runs = agentic_runs()
     ax = runs[runs["source"].str.contains("6c128cd")]
-    assert len(ax) == 5
+    assert len(ax) == 10  # AgentX MI355X Kimi-K2.7: TP8 sweep (5 runs) and TP4 sweep (5 runs)
     w = workload("agentic-coding")
     n = ax["requests"]
     assert w.kind == "sessions"
@@ -42,13 +42,30 @@ def test_early_preset_idle_gap_from_littles_law() -> None:
     assert workload("agentic-coding-early").idle_s_between_turns == pytest.approx(float(np.median(idle)))
 
 
+def test_bundled_runs_throughput_is_request_rate_times_tokens() -> None:
+    # AgentX rows: per-GPU throughput = requests/s x (mean input + mean output tokens) / TP GPUs
+    # (the early sweep's saturated runs count tokens of unfinished requests, so it does not hold there)
+    runs = agentic_runs()
+    runs = runs[runs["source"].str.contains("6c128cd")]
+    assert len(runs) == 10
+    expected = runs["requests_per_s"] * (runs["input_tokens_mean"] + runs["output_tokens_mean"]) / runs["tp"]
+    rel = (runs["throughput_tok_per_s_per_gpu"] / expected - 1.0).abs()
+    assert (rel < 1e-4).all(), runs.loc[rel >= 1e-4, ["run_id", "throughput_tok_per_s_per_gpu"]]
+
+
 def test_bundled_runs_match_the_result_files(shared_data: Path) -> None:
     d = shared_data / "inferencemax"
     if not (d / "agentx_agg_mi355x_kimik2.7").is_dir():
         pytest.skip("AgentX aggregates not present")
     read = read_agentic_runs([d / "agentx_agg_mi355x_kimik2.7", d / "agentic_mvp_b200_dsr1_fp4_offload" / "agg"])
     bundled = agentic_runs().set_index("run_id")
-    assert len(read) == len(bundled) == 49
+    # the shared copy holds the TP8 AgentX sweep and the early sweep; the TP4 sweep's five runs
+    # were transcribed from the same InferenceX commit
+    assert len(read) == 49
+    assert set(read["run_id"]) <= set(bundled.index)
+    rest = bundled.drop(index=list(read["run_id"]))
+    assert len(rest) == 5
+    assert rest["source"].str.contains("6c128cd22b0c4d1066a9fc70a6ec54eb21bd9343/tp4_sweep_29003473063/").all()
     for _, row in read.iterrows():
         b = bundled.loc[row["run_id"]]
         for col in ("input_tokens_mean", "theoretical_cache_hit_frac", "realized_cache_hit_frac",

@@ -990,8 +990,9 @@ AGENTIC_RUNS_FILE = "workloads/agentic_runs.csv"
 
 _AGENTX_SOURCE = (
     "AgentX agentic-coding trace replay (semianalysisai/cc-traces-weka-062126-256k, 393 Claude Code "
-    "sessions), 5 aggregate runs MI355X Kimi-K2.7-Code, SemiAnalysisAI/InferenceX @6c128cd "
-    "tp8_sweep_29337493492 (2026-08-03), pooled by completed requests; idle gaps are capped at 10 s "
+    "sessions), 10 aggregate runs MI355X Kimi-K2.7-Code (TP8 and TP4), SemiAnalysisAI/InferenceX @6c128cd "
+    "tp8_sweep_29337493492 and tp4_sweep_29003473063 (2026-08-03), pooled by completed requests; idle "
+    "gaps are capped at 10 s "
     "by the scenario and not recorded per run (Little's law gives more requests in flight than "
     "sessions, subagents running in parallel), so idle_s_between_turns = 0; turns per session = "
     "~167k requests / 393 sessions of the trace (InferenceX AgentX description, read 2026-08)"
