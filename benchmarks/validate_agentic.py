@@ -1,20 +1,20 @@
 """Agentic (multi-turn session) projection against every bundled agentic run without KV offload.
 
 Each run of ``data/workloads/agentic_runs.csv`` served without KV offload (B200 DeepSeek-R1 FP4
-TP4/TP8, early agentic sweep; MI355X Kimi-K2.7 TP8, AgentX) is projected with
+TP4/TP8, early agentic sweep; MI355X Kimi-K2.7 TP8 and TP4, AgentX) is projected with
 :func:`tokenomics.perf.session_points` at matched hardware, model, parallelism (TP, EP) and
-concurrency (sessions). The workload of each run is its own served traffic: mean input and
-output tokens and its ideal hit rate (the replay's unbounded-cache rate where recorded, else
-the trace's theoretical rate). Idle gaps are the preset's, not the run's: 17.9 s for the early
-sweep (``workload("agentic-coding-early")``, from its runs with <= 4 sessions), 0 for AgentX.
-Precisions: FP4 routed experts, FP8 dense weights; KV FP8 for the NVIDIA FP4 checkpoint (its
-FP8 KV scales), BF16 for the AMD MXFP4 Kimi checkpoint (the run's recorded KV pool, 2.80 M
-tokens, matches BF16: 2.57 M projected vs 4.51 M at FP8). Efficiency factors: the bundled
-calibration, fitted on fixed-sequence runs only (agentic runs have no fixed ISL/OSL and are
+concurrency (sessions). The workload of each run is its own served traffic: mean input and output
+tokens and its ideal hit rate (the replay's unbounded-cache rate where recorded, else the trace's
+theoretical rate). Idle gaps are the preset's, not the run's: 17.9 s for the early sweep
+(``workload("agentic-coding-early")``, from its runs with <= 4 sessions), 0 for AgentX. Precisions:
+FP4 routed experts, FP8 dense weights; KV FP8 for the NVIDIA FP4 checkpoint (its FP8 KV scales),
+BF16 for the AMD MXFP4 Kimi checkpoint (the run's recorded KV pool, 2.80 M tokens at TP8 and 1.85 M
+at TP4, matches BF16: 2.56 M and 1.64 M projected, 4.51 M at FP8 for TP8). Efficiency factors: the
+bundled calibration, fitted on fixed-sequence runs only (agentic runs have no fixed ISL/OSL and are
 not used by it); nothing here is fitted to these runs. Prefill at long context is priced as the
-engine runs it (:func:`tokenomics.perf.step.chunked_prefill_time_s`): chunks of 8,192 tokens
-(the servers' logged ``max_num_batched_tokens``), MLA attention in BF16 after the decode kernels,
-each chunk re-reading and up-projecting its prefix.
+engine runs it (:func:`tokenomics.perf.step.chunked_prefill_time_s`): chunks of 8,192 tokens (the
+servers' logged ``max_num_batched_tokens``), MLA attention in BF16 after the decode kernels, each
+chunk re-reading and up-projecting its prefix.
 
 Where the source files are at hand (``../shared/data/inferencemax/``), the table also shows the
 share of each early run's requests that did not complete (``failed_frac``): at saturation the

@@ -1,13 +1,14 @@
 """KV offload projection against every bundled agentic run with and without CPU-DRAM offload.
 
-Each run of ``data/workloads/agentic_runs.csv`` (B200 DeepSeek-R1 FP4 TP4/TP8, early agentic
-sweep, offload on and off; MI355X Kimi-K2.7 TP8, AgentX, LMCache DRAM offload at 16-48 sessions,
-none at 4-8) is projected with :func:`tokenomics.perf.session_points` at matched hardware, model,
-parallelism and sessions, with the tiers of its offload mode from
-:func:`tokenomics.perf.hierarchy.kv_offload_tiers`: HBM only, or HBM + host DRAM. Host DRAM for
-the KV cache: the run's allocation where recorded (AgentX MI355X: ``allocated_cpu_dram_gb`` =
-2,399 GB per 8-GPU node), else 80 % of the installed host DRAM (the early sweep does not record
-it). Workload and precisions as in ``validate_agentic.py``.
+Each run of ``data/workloads/agentic_runs.csv`` (B200 DeepSeek-R1 FP4 TP4/TP8, early agentic sweep,
+offload on and off; MI355X Kimi-K2.7, AgentX: TP8 with LMCache DRAM offload at 16-48 sessions and
+none at 4-8, TP4 with offload at 16-32 and none at 1-8) is projected with
+:func:`tokenomics.perf.session_points` at matched hardware, model, parallelism and sessions, with
+the tiers of its offload mode from :func:`tokenomics.perf.hierarchy.kv_offload_tiers`: HBM only, or
+HBM + host DRAM. Host DRAM for the KV cache: the run's allocation where recorded (AgentX MI355X:
+``allocated_cpu_dram_gb`` = 2,399 GB per 8-GPU TP8 server, 1,199 GB per 4-GPU TP4 server), else 80 %
+of the installed host DRAM (the early sweep does not record it). Workload and precisions as in
+``validate_agentic.py``.
 
 Errors:
 * hit rate: ``|projected - measured|`` of the overall realized prefix-cache hit rate (GPU + CPU
@@ -35,8 +36,9 @@ from tokenomics.workload import Workload, agentic_runs, workload
 
 GOAL_HIT_ABS = 0.10
 GOAL_RATIO_FRAC = 0.10
-#: AgentX MI355X runs: allocated_cpu_dram_gb = 2399 for the 8-GPU node (SemiAnalysisAI/InferenceX
-#: @6c128cd, tp8_sweep_29337493492, 2026-08-03).
+#: AgentX MI355X runs: allocated_cpu_dram_gb = 2399 for a TP8 server, 1199 for a TP4 server, ~300 GB
+#: per GPU (SemiAnalysisAI/InferenceX @6c128cd, tp8_sweep_29337493492 and tp4_sweep_29003473063,
+#: 2026-08-03).
 ALLOCATED_GB_PER_GPU = {"mi355x": 2399 / 8}
 
 

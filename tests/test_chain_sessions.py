@@ -69,21 +69,24 @@ def test_compare_takes_the_agentic_workload() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "hardware", "concurrency", "hit"),
+    ("model", "hardware", "tp", "concurrency", "hit"),
     [
-        # AgentX MI355X Kimi-K2.7, 16 sessions, CPU-DRAM offload: overall_cache_hit_rate 0.95283
+        # AgentX MI355X Kimi-K2.7 TP8, 16 sessions, CPU-DRAM offload: overall_cache_hit_rate 0.95283
         # (GPU 0.48253 + CPU 0.47029), the run's own file
-        ("kimi-k2.7", "mi355x", 16.0, 0.48253 + 0.47029),
+        ("kimi-k2.7", "mi355x", 8, 16.0, 0.48253 + 0.47029),
+        # the TP4 run at 16 sessions: overall 0.87625 (GPU 0.09426 + CPU 0.78199)
+        ("kimi-k2.7", "mi355x", 4, 16.0, 0.09426 + 0.78199),
         # early B200 DeepSeek-R1 sweep, TP4, 32 users, offload on: GPU and CPU rates per tier only
-        (None, "b200", 32.0, None),
+        (None, "b200", 4, 32.0, None),
     ],
 )
-def test_measured_offload_hits_count_every_tier(model, hardware, concurrency, hit) -> None:
+def test_measured_offload_hits_count_every_tier(model, hardware, tp, concurrency, hit) -> None:
     from tokenomics.curves.measured import curves
 
     model = model or "deepseek-r1"
     pts = curves(model=model, hardware=hardware, kind="measured", workload="agentic-coding")
-    pts = pts[(pts["kv_offload"] == "dram") & (pts["concurrency"] == concurrency)]
+    pts = pts[(pts["kv_offload"] == "dram") & (pts["concurrency"] == concurrency) & (pts["tp"] == tp)]
+    assert len(pts) >= 1
     curve = ThroughputCurve.from_points(pts.iloc[[int(np.argmax(pts["throughput_tok_per_s_per_gpu"]))]],
                                         allow_mixed_groups=True)
     row = curve.points.iloc[0]
