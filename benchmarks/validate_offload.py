@@ -97,7 +97,7 @@ def main() -> None:
     kept = res[res["excluded"] == ""]
     on = kept[kept["offload"] == "dram"].set_index(["hardware", "tp", "sessions"])
     off = kept[kept["offload"] == "none"].set_index(["hardware", "tp", "sessions"])
-    pairs = on.join(off, lsuffix="_on", rsuffix="_off", how="inner")
+    pairs = on.merge(off, left_index=True, right_index=True, how="inner", suffixes=("_on", "_off"))
     pairs["ratio_meas"] = pairs["tput_meas_on"] / pairs["tput_meas_off"]
     pairs["ratio_proj"] = pairs["tput_proj_on"] / pairs["tput_proj_off"]
     pairs["ratio_err_pct"] = 100 * (pairs["ratio_proj"] / pairs["ratio_meas"] - 1)

@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import gamma
 
 from tokenomics.memory.prefix_cache import (
+    DEFAULT_CONTEXT_CV,
     hit_frac_by_tier,
     in_flight_sessions,
     prefix_survival_frac,
@@ -31,9 +32,12 @@ def test_working_set_all_in_flight_is_all_running_contexts() -> None:
 
 def test_survival_is_a_gamma_cdf() -> None:
     # W ~ Gamma(shape N / cv^2, mean 16 x 100k); S = P(W <= 1.5 M)
-    shape = 16 / 0.45**2
-    expected = gamma.cdf(1.5e6, shape, scale=1.6e6 / shape)
-    assert prefix_survival_frac(1.5e6, 16.0, 100_000.0) == pytest.approx(expected)
+    for cv in (0.45, 0.59):
+        shape = 16 / cv**2
+        expected = gamma.cdf(1.5e6, shape, scale=1.6e6 / shape)
+        assert prefix_survival_frac(1.5e6, 16.0, 100_000.0, context_cv=cv) == pytest.approx(expected)
+    shape = 16 / DEFAULT_CONTEXT_CV**2
+    assert prefix_survival_frac(1.5e6, 16.0, 100_000.0) == pytest.approx(gamma.cdf(1.5e6, shape, scale=1.6e6 / shape))
 
 
 def test_scalar_array_series_agree() -> None:

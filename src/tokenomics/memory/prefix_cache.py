@@ -34,7 +34,7 @@ References
 ----------
 .. [1] InferenceX AgentX / early agentic sweeps: theoretical vs server GPU cache-hit rates vs
    concurrency, SemiAnalysisAI/InferenceX @7181314 experimental/multiturn (2026-04-21) and
-   @6c128cd tp8_sweep_29337493492 (2026-08-03).
+   @6c128cd tp8_sweep_29337493492 and tp4_sweep_29003473063 (2026-08-03).
 .. [2] vLLM automatic prefix caching: freed blocks are kept and evicted least recently used,
    https://docs.vllm.ai/en/latest/design/prefix_caching.html (read 2026-12-01).
 """
@@ -59,11 +59,12 @@ __all__ = [
     "working_set_tokens",
 ]
 
-DEFAULT_CONTEXT_CV: float = 0.45
+DEFAULT_CONTEXT_CV: float = 0.59
 """Coefficient of variation of session contexts (std / mean of the prompt length).
 
-AgentX Kimi-K2.7 run at 4 sessions: input tokens std 45,745 / mean 102,100 = 0.45
-(SemiAnalysisAI/InferenceX @6c128cd, tp8_sweep_29337493492, conc 4, 2026-08-03)."""
+The ten AgentX Kimi-K2.7 runs pooled (6,928 requests; per-run mean and std of the input tokens
+combined): std 56,810 / mean 96,829 = 0.59; the runs range 0.45-0.71 (SemiAnalysisAI/InferenceX
+@6c128cd, tp8_sweep_29337493492 and tp4_sweep_29003473063, 2026-08-03)."""
 
 
 def _broadcast(*values: Any) -> tuple[list[np.ndarray], Callable[[np.ndarray], Any]]:
@@ -263,7 +264,7 @@ def realized_hit_frac(
 
     Examples
     --------
-    >>> realized_hit_frac(0.96, 2_000_000.0, 4.0, 100_000.0)
+    >>> round(realized_hit_frac(0.96, 2_000_000.0, 4.0, 100_000.0), 6)
     0.96
     """
     check_fraction("theoretical_hit_frac", theoretical_hit_frac)
