@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "validate_disagg.py"
+from tests._benchmarks import load_benchmark
 
 # Median |projected / measured - 1| of the bundled InferenceX disaggregated points at their
 # recorded recipes, as achieved when this test was written (21 points). A change that makes the
@@ -19,12 +17,7 @@ PINNED_TOLERANCE = 0.05
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("validate_disagg", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("validate_disagg")
 
 
 @pytest.mark.slow

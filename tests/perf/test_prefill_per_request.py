@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "prefill_per_request.py"
+from tests._benchmarks import load_benchmark
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("prefill_per_request", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("prefill_per_request")
 
 
 def _record(start_s: float, end_s: float, ttft_s: float, isl: int, osl: int, turn: int) -> dict:
