@@ -87,10 +87,14 @@ def test_idle_gaps_lower_the_in_flight_batch() -> None:
     assert b["interactivity_tok_per_s_per_user"].iloc[0] > a["interactivity_tok_per_s_per_user"].iloc[0]
 
 
-def test_aggregated_step_serialises_long_context_prefill_by_hand() -> None:
-    # one session, no idle gap, TPOT-bound closed loop: every step decodes the batch and then
-    # runs its share B / OSL of one request's chunked prefill; TTFT = the prefill plus the
-    # decode of the batch in each of its ceil(u / C) chunk steps
+def test_aggregated_step_overlaps_linear_prefill_and_serialises_long_context() -> None:
+    # one session, no idle gap, TPOT-bound closed loop: every step decodes the batch with its
+    # share B / OSL of one request's chunked prefill. The prompts' linear layers run inside the
+    # step's matrix multiplies (the aggregated step of roofline_points, prefill attention removed);
+    # their long-context attention, prefix re-reads and MLA up-projection run after the decode
+    # kernels. TTFT = the prefill plus the decode of the batch in each of its ceil(u / C) chunk steps
+    from tokenomics.perf.step import _mixed_step_linear_prefill_s, _prefill_context_s, _resolve
+
     w = Workload(name="s", isl_tokens=80_000, osl_tokens=2_000, kind="sessions", cached_prefix_frac=0.9)
     pts = session_points("deepseek-r1", "b200", 1.0, w, config=CFG, factors=IDEAL)
     b = float(pts["concurrency"].iloc[0])
@@ -99,11 +103,41 @@ def test_aggregated_step_serialises_long_context_prefill_by_hand() -> None:
                                   config=CFG.model_copy(update={"disaggregated": True}), factors=IDEAL)
     t_prefill = chunked_prefill_time_s("deepseek-r1", "b200", isl_tokens=80_000, cached_tokens=cached, config=CFG,
                                        factors=IDEAL)
-    t_step = t_decode + b / 2_000 * t_prefill
+    s = _resolve("deepseek-r1", "b200", CFG, IDEAL)
+    t_mixed = float(_mixed_step_linear_prefill_s(s, np.array([b]), 80_000.0, 2_000.0, np.array([cached]))[0])
+    t_context = float(_prefill_context_s(s, 80_000.0, np.array([cached]), 8192.0)[0])
+    t_step = t_mixed + b / 2_000 * t_context
     assert pts["tpot_s"].iloc[0] == pytest.approx(t_step, rel=1e-9)
+    # bounds: no faster than the decode step with the long-context share, no slower than decode
+    # and the whole prefill share run one after the other
+    assert t_decode + b / 2_000 * t_context <= t_step <= t_decode + b / 2_000 * t_prefill
+    assert t_context < t_prefill
     assert pts["requests_per_s"].iloc[0] == pytest.approx(b / (2_000 * t_step), rel=1e-9)
     assert pts["ttft_s"].iloc[0] == pytest.approx(t_prefill + np.ceil((80_000 - cached) / 8192) * t_decode, rel=1e-6)
     assert pts["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(82_000 * b / (2_000 * t_step) / 8, rel=1e-9)
+
+
+@pytest.mark.parametrize(("isl", "osl", "rtol"), [(1024, 1024, 0.05), (1843, 140, 0.10), (8192, 1024, 0.25)])
+def test_uncached_sessions_cost_what_the_same_fixed_traffic_costs(isl: int, osl: int, rtol: float) -> None:
+    # sessions without a cached prefix are the fixed-sequence traffic of the same ISL/OSL: at the
+    # same batch the step differs only in how the prompt's attention is priced. The session model
+    # runs MLA prefill attention in its per-head BF16 form after the decode kernels (the engine's
+    # path at long context), the fixed-sequence step keeps it inside its compute at the KV
+    # precision: a few percent at 1k-token prompts, up to ~22 % at 8k and 256 sequences
+    import tokenomics as tk
+    from tokenomics.perf import bundled_calibration
+
+    hw = tk.hardware("gb200-nvl72")
+    f = bundled_calibration().factors_for(hw)
+    cfg = ServingConfig(tp=8, ep=8, weight_precision="fp4", dense_weight_precision="fp8", kv_precision="fp8",
+                        dp_attention=True)
+    w = Workload(name="s", isl_tokens=isl, osl_tokens=osl, kind="sessions", cached_prefix_frac=0.0)
+    batch = np.array([16.0, 64.0, 256.0])
+    fixed = roofline_points("deepseek-r1", hw, batch, isl_tokens=isl, osl_tokens=osl, config=cfg, factors=f)
+    sess = session_points("deepseek-r1", hw, batch, w, config=cfg, factors=f)
+    np.testing.assert_allclose(sess["concurrency"], batch)
+    np.testing.assert_allclose(sess["tpot_s"], fixed["tpot_s"], rtol=rtol)
+    assert np.all(sess["tpot_s"].to_numpy() >= fixed["tpot_s"].to_numpy() * (1 - 1e-9))
 
 
 def test_dp_attention_ttft_is_the_requests_own_latency() -> None:
@@ -150,3 +184,37 @@ def test_project_session_curve_schema() -> None:
     assert {"theoretical_cache_hit_frac", "realized_cache_hit_frac", "cached_cost_ratio",
             "ttft_median_s", "interactivity_tok_per_s_per_user"} <= set(c.columns)
     assert (c["realized_cache_hit_frac"] <= c["theoretical_cache_hit_frac"] + 1e-12).all()
+
+
+def test_default_session_search_adds_the_published_mtp_settings() -> None:
+    # DeepSeek-R1 has published MTP acceptance (tokenomics.perf.speculative_settings): the default
+    # search carries each setting beside no speculation, as project_curve's does; explicit
+    # configurations are taken as given
+    from tokenomics.perf import speculative_settings
+
+    assert speculative_settings("deepseek-r1")
+    c = project_session_curve("deepseek-r1", "b200", "agentic-coding")
+    assert set(c["spec_decoding"]) == {"none", "mtp"}
+    one = project_session_curve("deepseek-r1", "b200", "agentic-coding", configs=CFG)
+    assert set(one["spec_decoding"]) == {"none"}
+    assert not speculative_settings("kimi-k2.7")
+    assert set(project_session_curve("kimi-k2.7", "b200", "agentic-coding")["spec_decoding"]) == {"none"}
+
+
+def test_default_sessions_follow_the_kv_capacity() -> None:
+    from tokenomics.perf import DEFAULT_SESSIONS, default_sessions
+
+    # up to the first count at least twice the contexts held, at least to 512
+    assert default_sessions(17.0).tolist() == [c for c in DEFAULT_SESSIONS if c <= 512]
+    assert default_sessions(700.0).tolist() == [c for c in DEFAULT_SESSIONS if c <= 1536]
+    assert default_sessions(1e9).tolist() == list(DEFAULT_SESSIONS)
+    with pytest.raises(ValueError, match="capacity_sessions"):
+        default_sessions(0.0)
+    # a rack-scale replica holds thousands of ~100k-token sessions: the sweep goes past 512
+    c = project_session_curve("deepseek-r1", "gb200-nvl72", "agentic-coding",
+                              configs=ServingConfig(tp=64, ep=64, dp_attention=True, weight_precision="fp4",
+                                                    dense_weight_precision="fp8", kv_precision="fp8"))
+    held = float(c["kv_capacity_tokens"].iloc[0]) / (c["isl_tokens"].iloc[0] + c["osl_tokens"].iloc[0])
+    assert held > 512
+    assert c["concurrency"].max() > 512
+    assert c["concurrency"].tolist() == default_sessions(held).tolist()

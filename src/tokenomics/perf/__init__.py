@@ -53,6 +53,7 @@ from tokenomics.perf.project import BAND_COLUMNS, SEARCH_RULE, project_curve
 from tokenomics.perf.sessions import (
     DEFAULT_SESSIONS,
     cached_token_cost_ratio,
+    default_sessions,
     project_session_curve,
     session_points,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "default_config",
     "default_factor_table",
     "default_factors",
+    "default_sessions",
     "error_summary",
     "frontier_configs",
     "kv_capacity_tokens",

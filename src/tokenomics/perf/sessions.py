@@ -35,14 +35,25 @@ import pandas as pd
 from tokenomics._validate import check_nonnegative, check_numeric, check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
-from tokenomics.perf.configs import UNCALIBRATED_BAND, as_hardware, as_model, config_label, curve_frame, curve_rows
+from tokenomics.perf.configs import (
+    DEFAULT_CONCURRENCY,
+    UNCALIBRATED_BAND,
+    as_hardware,
+    as_model,
+    config_label,
+    curve_frame,
+    curve_rows,
+)
 from tokenomics.perf.disagg import _concurrency_values
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_host_kv_gb_per_gpu, check_kv_offload, kv_offload_tiers
 from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode
+from tokenomics.perf.speculative import speculative_settings
 from tokenomics.perf.step import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingConfig,
+    _mixed_step_linear_prefill_s,
+    _prefill_context_s,
     _resolve,
     _Setup,
     chunked_prefill_time_s,
@@ -55,12 +66,46 @@ from tokenomics.workload import workload as get_workload
 __all__ = [
     "DEFAULT_SESSIONS",
     "cached_token_cost_ratio",
+    "default_sessions",
     "project_session_curve",
     "session_points",
 ]
 
-DEFAULT_SESSIONS: tuple[float, ...] = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
-"""Concurrent sessions of a default agentic sweep (per replica)."""
+DEFAULT_SESSIONS: tuple[float, ...] = DEFAULT_CONCURRENCY
+"""Concurrent sessions of a default agentic sweep (per replica), up to :func:`default_sessions`' bound."""
+
+
+_MIN_SESSIONS = 512.0
+"""Sessions a default sweep reaches on every replica [count]."""
+
+
+def default_sessions(capacity_sessions: float) -> np.ndarray:
+    """Return the default session counts of a sweep for a replica that holds ``capacity_sessions`` contexts.
+
+    :data:`DEFAULT_SESSIONS` up to the first count at least twice the contexts all KV tiers hold
+    together, and at least to 512: past twice the capacity every session's prefix is evicted
+    before it returns and added sessions only queue, so a large replica's curve needs the
+    counts up to there and a small one's gains nothing beyond 512.
+
+    Parameters
+    ----------
+    capacity_sessions : float
+        Session contexts the replica's KV tiers hold together [count], > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Session counts per replica [count], increasing.
+
+    Examples
+    --------
+    >>> default_sessions(17.0)[-1], default_sessions(1_500.0)[-1]
+    (np.float64(512.0), np.float64(3072.0))
+    """
+    check_positive("capacity_sessions", capacity_sessions)
+    grid = np.asarray(DEFAULT_SESSIONS, dtype=float)
+    stop = int(np.searchsorted(grid, max(2.0 * float(capacity_sessions), _MIN_SESSIONS)))
+    return grid[: min(stop + 1, grid.size)]
 
 _ITERATIONS = 60
 _DAMPING = 0.5
@@ -281,7 +326,10 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
     n = float(s.cfg.num_gpus)
     t_decode = pts["step_time_s"].to_numpy()
     prompts = b * tau / osl
-    t_step = t_decode + prompts * t_prefill
+    # the prompts' linear layers ride in the step's matrix multiplies, their long-context
+    # attention, re-reads and up-projection run after the decode kernels
+    context = _prefill_context_s(s, isl, np.atleast_1d(cached_arr).astype(float), chunk)
+    t_step = _mixed_step_linear_prefill_s(s, b, isl, osl, cached_arr) + prompts * context
     rate = b * tau / (osl * t_step)
     chunks = np.ceil(np.maximum(isl - cached_arr, 0.0) / chunk)
     ttft = t_own + chunks * t_decode
@@ -408,8 +456,8 @@ def project_session_curve(
 ) -> pd.DataFrame:
     """Project a throughput-vs-interactivity curve of a session workload (agentic coding).
 
-    Like :func:`~tokenomics.perf.project_curve` (same configuration search, schema, band and
-    columns) with each point from :func:`session_points`: ``concurrency`` is the number of
+    Like :func:`~tokenomics.perf.project_curve` (its aggregated configuration search with MTP,
+    schema, band and columns) with each point from :func:`session_points`: ``concurrency`` is the number of
     concurrent sessions, and the frame adds ``theoretical_cache_hit_frac``,
     ``realized_cache_hit_frac``, ``in_flight``, ``kv_capacity_tokens``, ``kv_limited``,
     ``queue_wait_s`` and ``cached_cost_ratio`` (the model's own cost of a cached vs an uncached
@@ -424,9 +472,14 @@ def project_session_curve(
     workload : Workload or str
         A ``kind="sessions"`` workload, or its preset name (``"agentic-coding"``).
     sessions : sequence of float, optional
-        Concurrent sessions per replica (default :data:`DEFAULT_SESSIONS`).
+        Concurrent sessions per replica. Default: :func:`default_sessions` of each configuration
+        (:data:`DEFAULT_SESSIONS` up to twice the contexts its KV tiers hold, at least to 512).
     configs, factors, band, frontier
-        As in :func:`~tokenomics.perf.project_curve`.
+        As in :func:`~tokenomics.perf.project_curve`. Without ``configs`` the search is
+        aggregated serving at the frontier parallelisms and best-practice precisions, without
+        speculative decoding and with each published MTP setting of the model
+        (:func:`~tokenomics.perf.speculative_settings`); disaggregated session plans are
+        :func:`~tokenomics.perf.project_disagg_curve` with the workload's hit rate.
     kv_offload : {"none", "dram", "ssd"}, default "none"
         Tiers below HBM that keep evicted prefixes
         (:func:`~tokenomics.perf.hierarchy.kv_offload_tiers`).
@@ -467,14 +520,18 @@ def project_session_curve(
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
     lo, hi = band if band is not None else UNCALIBRATED_BAND
-    grid = (np.asarray(DEFAULT_SESSIONS, dtype=float) if sessions is None
-            else _concurrency_values(sessions, "concurrent sessions per replica", "sessions"))
+    explicit = (None if sessions is None
+                else _concurrency_values(sessions, "concurrent sessions per replica", "sessions"))
     isl, osl = workload.isl_tokens, workload.osl_tokens
+    cfgs = _configs(configs, m, hw)
+    if configs is None:
+        cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
     frames = []
-    for cfg in _configs(configs, m, hw):
+    for cfg in cfgs:
         try:
             tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
                                              context_tokens=isl + osl, host_kv_gb_per_gpu=host_kv_gb_per_gpu)
+            grid = explicit if explicit is not None else default_sessions(sum(tiers.values()) / (isl + osl))
             pts = session_points(m, hw, grid, workload, config=cfg, factors=factors, tier_capacity_tokens=tiers,
                                  recall_s_per_token=recall, prefill_chunk_tokens=prefill_chunk_tokens)
         except ValueError as err:

@@ -74,7 +74,7 @@ Assumptions (stated once, here):
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -1335,19 +1335,45 @@ def chunked_prefill_time_s(
     >>> bool(cold / 64_000 > 2 * short / 8_000)  # attention quadratic in the context
     True
     """
-    from dataclasses import replace
-
     check_positive("isl_tokens", isl_tokens)
     check_positive("chunk_tokens", chunk_tokens)
     isl, chunk = float(isl_tokens), float(chunk_tokens)
     s = _resolve(model, hardware, config, factors)
     cached = _check_cached(cached_tokens, isl, np.shape(cached_tokens))
     c = np.atleast_1d(np.asarray(cached, dtype=float))
+    t_linear = _times(_work(_linear_only(s), np.ones_like(c), isl, 1.0, c), s.f, s.hbm_bw)["ttft_s"]
+    total = np.asarray(t_linear, dtype=float) + _prefill_context_s(s, isl, c, chunk, latency)
+    if np.ndim(cached_tokens) == 0:
+        return float(total[0])
+    return total.reshape(np.shape(cached_tokens))
+
+
+def _linear_only(s: _Setup) -> _Setup:
+    """Return the setup with prefill attention FLOPs removed (linear layers, weight reads and links only)."""
+    return replace(s, a=replace(s.a, prefill_attn_flop_per_pair=0.0, window_prefill_attn_flop_per_pair=0.0))
+
+
+def _mixed_step_linear_prefill_s(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any) -> np.ndarray:
+    """Return the aggregated step of ``batch`` sequences whose prefill share carries its linear layers only [s].
+
+    The decode step of :func:`roofline_points` with the ``B x tau / OSL`` prompts it completes, of
+    which the uncached tokens' linear-layer FLOPs run inside the step's matrix multiplies (under
+    its weight and KV reads), as on fixed-sequence traffic; their long-context attention, prefix
+    re-reads and MLA up-projection (:func:`chunked_prefill_time_s`) are left to the caller.
+    """
+    agg = _with_cfg(_linear_only(s), disaggregated=False)
+    return np.asarray(_times(_work(agg, batch, isl, osl, cached), s.f, s.hbm_bw)["step_time_s"], dtype=float)
+
+
+def _with_cfg(s: _Setup, **update: Any) -> _Setup:
+    """Return the setup with its serving configuration updated."""
+    return replace(s, cfg=s.cfg.model_copy(update=update))
+
+
+def _prefill_context_s(s: _Setup, isl: float, c: np.ndarray, chunk: float, latency: bool = False) -> np.ndarray:
+    """Long-context part of a chunked prefill: attention, prefix re-reads, MLA up-projection [s]."""
     a, cfg, f = s.a, s.cfg, s.f
     n, pp = float(cfg.num_gpus), float(cfg.pp)
-    # linear layers, weight reads and links: the calibrated prefill path without attention
-    linear_only = replace(s, a=replace(a, prefill_attn_flop_per_pair=0.0, window_prefill_attn_flop_per_pair=0.0))
-    t_linear = _times(_work(linear_only, np.ones_like(c), isl, 1.0, c), f, s.hbm_bw)["ttft_s"]
     u, pairs, win_pairs, _ = _cached_prefill(s, isl, c)
     prec = _prefill_attention_precision(s)
     peak = s.hw.dense_tflops(prec) * FLOPS_PER_TFLOPS
@@ -1379,7 +1405,4 @@ def chunked_prefill_time_s(
     context = t_attn + t_reread + t_expand
     if latency:
         context = context * (cfg.tp / cfg.attention_group)
-    total = np.asarray(t_linear, dtype=float) + context
-    if np.ndim(cached_tokens) == 0:
-        return float(total[0])
-    return total.reshape(np.shape(cached_tokens))
+    return np.asarray(context, dtype=float)
