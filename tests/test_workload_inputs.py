@@ -236,7 +236,7 @@ def test_from_results_mixed_paths_and_rows_is_a_type_error(tmp_path: Path) -> No
 
 
 def test_from_results_bad_argument_is_a_plain_value_error() -> None:
-    with pytest.raises(ValueError, match=r"idle_s_between_turns=-1\.0 is outside") as err:
+    with pytest.raises(ValueError, match=r"idle_s_between_turns=-1\.0 s is outside") as err:
         Workload.from_results(_frame(), idle_s_between_turns=-1.0)
     _not_pydantic(err)
 
@@ -329,3 +329,19 @@ def test_bundled_presets_unchanged_by_the_stricter_checks() -> None:
     assert w.cached_prefix_frac == pytest.approx(ref.cached_prefix_frac)
     assert w.isl_quantiles_tokens == pytest.approx(ref.isl_quantiles_tokens)
     pd.testing.assert_frame_equal(runs, before)
+
+
+@pytest.mark.parametrize("idle", [17_900.0, 5_000.0])
+def test_idle_gap_in_milliseconds_is_refused_with_the_slip_named(idle: float, tmp_path: Path) -> None:
+    # the early preset's 17.9 s written in ms; a session idle for over an hour has ended
+    with pytest.raises(ValueError, match=r"idle_s_between_turns=.* above the plausible maximum 3600 s.*17900 ms"):
+        Workload(name="x", isl_tokens=1000.0, osl_tokens=10.0, kind="sessions", cached_prefix_frac=0.5,
+                 idle_s_between_turns=idle)
+    path = tmp_path / "ms.jsonl"
+    lines = [{"input_length": 100, "output_length": 10, "session_id": 1, "idle_s": 0},
+             {"input_length": 120, "output_length": 10, "session_id": 1, "idle_s": idle}]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    with pytest.raises(ValueError, match=r"ms\.jsonl: line 2: field 'idle_s'=.* is outside \[0, 3600\] s.*17900 ms"):
+        Workload.from_trace(path)
+    Workload(name="x", isl_tokens=1000.0, osl_tokens=10.0, kind="sessions", cached_prefix_frac=0.5,
+             idle_s_between_turns=3_600.0)

@@ -162,6 +162,10 @@ def test_from_trace_refuses_a_misspelled_field_and_reads_past_others(tmp_path: P
     trace = _write(tmp_path / "typo2.jsonl", [{"input_length": 8, "output_length": 2, "hash_id": [1]}])
     with pytest.raises(ValueError, match=r"field 'hash_id'.*did you mean 'hash_ids'"):
         Workload.from_trace(trace)
-    # fields of public trace formats that are not read (arrival timestamps) are not errors
+    # fields of public trace formats that are not read (arrival timestamps) are not errors; the
+    # workload's source names them
     trace = _write(tmp_path / "ok.jsonl", [{"timestamp": 27482, "input_length": 8, "output_length": 2}])
-    assert Workload.from_trace(trace).kind == "fixed"
+    w = Workload.from_trace(trace)
+    assert w.kind == "fixed"
+    assert w.source.endswith("(1 requests; fields not read: timestamp)")
+    assert "not read" not in Workload.from_trace(_write(tmp_path / "plain.jsonl", [{"isl": 8, "osl": 2}])).source

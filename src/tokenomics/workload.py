@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from tokenomics._validate import check_fraction, check_range, normalize_name, unknown_name_error
+from tokenomics._validate import check_fraction, check_plausible, check_range, normalize_name, unknown_name_error
 from tokenomics.catalog import data_dir
 from tokenomics.economics import TokenMix
 
@@ -32,7 +32,11 @@ DEFAULT_WORKLOAD = "8k/1k"
 
 # Plausible bounds of the fields (a slip of units or of a thousand lands outside them).
 _MAX_TOKENS = 2_000_000.0
-_MAX_IDLE_S = 86_400.0
+_MAX_IDLE_S = 3_600.0
+"""Longest plausible gap between two turns of a session [s]; longer ones are read as a ms-for-s slip
+(a session idle for over an hour has ended: its prefix would have left any cache)."""
+_IDLE_SLIP_HINT = ("milliseconds written as seconds, 17.9 s is 17900 ms; a session idle for over an hour "
+                   "between two turns has ended")
 _MAX_TURNS = 10_000.0
 
 
@@ -57,7 +61,8 @@ class Workload(BaseModel):
     turns_per_session : float, default 1
         Mean requests per session, >= 1.
     idle_s_between_turns : float, default 0
-        Mean idle time between a session's turns (tool calls, user think time) [s].
+        Mean idle time between a session's turns (tool calls, user think time) [s], in [0, 3600]
+        (longer is read as milliseconds written as seconds).
     isl_quantiles_tokens : dict of float to float, optional
         Input-length distribution as quantile (0..1) -> tokens, e.g. ``{0.5: 64_000, 0.9: 110_000}``.
     osl_quantiles_tokens : dict of float to float, optional
@@ -106,7 +111,8 @@ class Workload(BaseModel):
     @field_validator("idle_s_between_turns")
     @classmethod
     def _idle(cls, value: float, info: Any) -> float:
-        check_range(info.field_name, value, low=0.0, high=_MAX_IDLE_S)
+        check_plausible(info.field_name, value, low=0.0, high=_MAX_IDLE_S, unit="s", allow_zero=True,
+                        high_hint=_IDLE_SLIP_HINT)
         return float(value)
 
     @field_validator("isl_quantiles_tokens", "osl_quantiles_tokens")
@@ -261,7 +267,7 @@ class Workload(BaseModel):
         line), optionally ``hash_ids`` (the KV block hashes of the prompt, integers or strings,
         Mooncake / AgentX-Weka trace format, one id per block of ``block_size_tokens``),
         ``session_id`` (string or integer), and ``idle_s`` or ``delay_s`` (idle time before the
-        request [s], in [0, 86400]; with session ids, a session's first request follows no turn and
+        request [s], in [0, 3600]; with session ids, a session's first request follows no turn and
         its idle time is not a gap between turns). Other fields are not read. A hit rate is never
         read from the trace: the theoretical hit
         rate is computed with an unbounded cache, a request hitting the leading blocks whose
@@ -889,6 +895,7 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
     idle: list[float] = []
     has_idle = False
     lineno = 0
+    unread: set[str] = set()
     with p.open(encoding="utf-8") as fh:
         try:
             for lineno, line in enumerate(fh, start=1):
@@ -901,6 +908,7 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
                     raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
                 if not isinstance(rec, Mapping):
                     raise ValueError(f"{where}: expected a JSON object per line, got {type(rec).__name__}")
+                unread.update(str(k) for k in rec if k not in _TRACE_FIELDS)
                 for key in rec:
                     if "hit" in str(key).lower() or "cached" in str(key).lower():
                         raise ValueError(
@@ -952,7 +960,8 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
                         raise ValueError(f"{where}: field {key!r} must be a number of seconds (a JSON number), "
                                          f"got {value!r} ({type(value).__name__})")
                     if not 0.0 <= value <= _MAX_IDLE_S:  # NaN fails too
-                        raise ValueError(f"{where}: field {key!r}={value!r} is outside [0, {_MAX_IDLE_S:g}] s")
+                        slip = f" (a unit slip? e.g. {_IDLE_SLIP_HINT})" if value > _MAX_IDLE_S else ""
+                        raise ValueError(f"{where}: field {key!r}={value!r} is outside [0, {_MAX_IDLE_S:g}] s{slip}")
                     if not first_turn:  # a session's first request follows no turn of it
                         idle.append(float(value))
                     has_idle = True
@@ -981,7 +990,7 @@ def _from_trace(path: str | Path, *, name: str | None = None, block_size_tokens:
         idle_s_between_turns=float(np.mean(idle)) if idle else 0.0,
         isl_quantiles_tokens=dict(zip(q, map(float, np.quantile(isl_all, q)), strict=True)),
         osl_quantiles_tokens=dict(zip(q, map(float, np.maximum(np.quantile(osl_all, q), 1.0)), strict=True)),
-        source=f"{p} ({n} requests)",
+        source=f"{p} ({n} requests" + (f"; fields not read: {', '.join(sorted(unread))})" if unread else ")"),
     )
 
 
