@@ -268,8 +268,8 @@ class Workload(BaseModel):
         Mooncake / AgentX-Weka trace format, one id per block of ``block_size_tokens``),
         ``session_id`` (string or integer), and ``idle_s`` or ``delay_s`` (idle time before the
         request [s], in [0, 3600]; with session ids, a session's first request follows no turn and
-        its idle time is not a gap between turns). Other fields are not read. A hit rate is never
-        read from the trace: the theoretical hit
+        its idle time is not a gap between turns). Other fields are not read (the workload's
+        ``source`` names them). A hit rate is never read from the trace: the theoretical hit
         rate is computed with an unbounded cache, a request hitting the leading blocks whose
         hashes appeared in any earlier request, ``hit = sum(min(isl, matched_blocks x block)) /
         sum(isl)``.
