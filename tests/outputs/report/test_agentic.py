@@ -15,6 +15,10 @@ def test_agentic_table_rows_for_sessions_and_none_for_fixed() -> None:
     table = agentic_table(curves, ReportOptions(models=("kimi-k2.7",), workload="agentic-coding"), xs)
     assert list(table.columns) == list(AGENTIC_COLUMNS)
     assert len(table) == 2  # the point beyond the curve is left out, never extrapolated
+    [left] = table.attrs["skipped"]  # and listed with the reason
+    assert (left["model_id"], left["hardware_id"], left["interactivity_tok_per_s_per_user"]) == (
+        "kimi-k2.7", "mi355x", hi * 10)
+    assert left["reason"].startswith("outside its curve")
     assert (table["realized_cache_hit_frac"] <= table["theoretical_cache_hit_frac"] + 1e-12).all()
     assert table["cost_usd_per_output_mtok"].iloc[0] > 50 * table["cost_usd_per_mtok"].iloc[0]
     fixed = agentic_table(curves, ReportOptions(models=("kimi-k2.7",), workload="8k/1k"), xs)
@@ -40,9 +44,24 @@ def test_agentic_margin_and_hits_are_shown_in_percent(agentic_report) -> None:  
     margin = figures(body)["chart-agentic-deepseek-r1-1"]["layout"]["yaxis"]
     assert margin["tickformat"] == ".0%"
     assert margin["title"]["text"] == "gross margin [%]"
-    table = body[-1]
+    table = next(part for part in body if "<table" in part)
     assert "realized cache hits" in table
     assert "realized hits<" not in table
     hit = float(agentic_report.tables["agentic"].sort_values(
         ["model_id", "hardware_id", "interactivity_tok_per_s_per_user"])["realized_cache_hit_frac"].iloc[0])
     assert f"<td class=num>{hit * 100:.0f}%</td>" in table
+
+
+def test_agentic_body_lists_what_the_table_leaves_out(agentic_report) -> None:  # type: ignore[no-untyped-def]
+    from tokenomics.outputs.report.agentic import agentic_body
+
+    assert agentic_report.tables["agentic"].attrs["skipped"] == []
+    assert "Not in the table" not in "".join(agentic_body(agentic_report) or [])
+    table = agentic_report.tables["agentic"].copy()
+    table.attrs["skipped"] = [{"model_id": "deepseek-r1", "hardware_id": "tpu-v7",
+                               "interactivity_tok_per_s_per_user": 200.0,
+                               "reason": "outside its curve (7-150 tok/s/user)"}]
+    rep = agentic_report.model_copy(update={"tables": {**agentic_report.tables, "agentic": table}})
+    body = "".join(agentic_body(rep) or [])
+    assert "Not in the table (1):" in body
+    assert "deepseek-r1 on tpu-v7 at 200 tok/s/user: outside its curve (7-150 tok/s/user)" in body

@@ -48,26 +48,33 @@ def agentic_table(curves: dict[tuple[str, str], Any], options: ReportOptions,
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`AGENTIC_COLUMNS`; empty for a fixed-sequence workload.
+        Columns :data:`AGENTIC_COLUMNS`; empty for a fixed-sequence workload. ``attrs["skipped"]``
+        lists the (model, system, interactivity) left out, with the reason (outside the curve's
+        interactivity range, or the chain's error).
     """
     if options.workload.is_fixed:
         return pd.DataFrame(columns=list(AGENTIC_COLUMNS))
     rows = []
+    skipped: list[dict[str, Any]] = []
     for (model_id, hid), curve in curves.items():
         lo, hi = curve.interactivity_range
         for x in interactivities:
             if not lo <= x <= hi:
+                skipped.append({"model_id": model_id, "hardware_id": hid, "interactivity_tok_per_s_per_user": x,
+                                "reason": f"outside its curve ({lo:.0f}-{hi:.0f} tok/s/user)"})
                 continue
             try:
                 row = evaluate(model_id, hid, workload=options.workload, tco=options.tco, throughput_curve=curve,
                                interactivity_tok_per_s_per_user=x, utilization_frac=options.utilization_frac,
                                license_fee_frac=options.license_fee_frac, price_provider=options.price_provider)
-            except (KeyError, ValueError):
-                continue  # the headline lists systems that cannot be evaluated
+            except (KeyError, ValueError) as err:
+                skipped.append({"model_id": model_id, "hardware_id": hid, "interactivity_tok_per_s_per_user": x,
+                                "reason": str(err).split("\n")[0]})
+                continue
             rows.append(row[list(AGENTIC_COLUMNS)])
-    if not rows:
-        return pd.DataFrame(columns=list(AGENTIC_COLUMNS))
-    return pd.concat(rows, ignore_index=True)
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=list(AGENTIC_COLUMNS))
+    out.attrs["skipped"] = skipped
+    return out
 
 
 def _figure(table: pd.DataFrame, model_id: str, column: str, title: str, y_title: str) -> dict[str, Any]:
@@ -124,4 +131,11 @@ def agentic_body(rep: Report) -> list[str] | None:
     ]
     ordered = table.sort_values(["model_id", "hardware_id", "interactivity_tok_per_s_per_user"])
     body.append(table_html(ordered.replace([np.inf, -np.inf], np.nan), columns))
+    skipped = table.attrs.get("skipped") or []
+    if skipped:
+        items = "".join(
+            f"<li>{html.escape(str(r['model_id']))} on {html.escape(str(r['hardware_id']))} at "
+            f"{r['interactivity_tok_per_s_per_user']:g} tok/s/user: {html.escape(str(r['reason']))}</li>"
+            for r in skipped)
+        body.append(f"<p>Not in the table ({len(skipped)}):</p><ul class=\"skipped\">{items}</ul>")
     return body
