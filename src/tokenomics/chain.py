@@ -1005,7 +1005,8 @@ def compare(
     pandas.DataFrame
         One row per system that could be evaluated, sorted by cost per Mtok, columns
         :data:`tokenomics.chain.CHAIN_COLUMNS`. Systems that could not be evaluated are listed
-        with the stage and reason in ``frame.attrs["skipped"]`` (e.g. the interactivity is
+        in ``frame.attrs["skipped"]``, one ``{"hardware_id": ..., "reason": ...}`` record each
+        (``pd.DataFrame(frame.attrs["skipped"])`` tabulates them; e.g. the interactivity is
         outside the curve's range: curves are never extrapolated; or the system has no TCO on
         the chosen basis).
 
@@ -1078,7 +1079,8 @@ def compare(
         reasons = "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5])
         raise ValueError(f"no system could be evaluated for {m.model_id}: {reasons}")
     out = pd.concat(rows, ignore_index=True).sort_values("cost_usd_per_mtok", ignore_index=True)
-    out.attrs["skipped"] = pd.DataFrame(skipped, columns=["hardware_id", "reason"])
+    # records, not a frame: pandas compares attrs when frames are concatenated
+    out.attrs["skipped"] = skipped
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 import tokenomics as tk
@@ -55,10 +56,19 @@ def test_out_of_range_interactivity_is_reported_not_extrapolated():
 
 def test_skipped_systems_are_listed():
     table = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
-    skipped = table.attrs["skipped"]
+    skipped = pd.DataFrame(table.attrs["skipped"])
     assert "trainium2" in set(skipped["hardware_id"])
     assert all(isinstance(r, str) and r for r in skipped["reason"])
     assert "trainium2" not in set(table["hardware_id"])
+
+
+def test_compare_frames_concatenate() -> None:
+    # attrs hold plain records, so pandas can compare them when frames are joined
+    a = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
+    b = tk.compare("gpt-oss-120b", ["gb200"], tco_basis="published")
+    both = pd.concat([a, b], ignore_index=True)
+    assert len(both) == len(a) + len(b)
+    assert pd.concat([a, a.copy()]).attrs["skipped"] == a.attrs["skipped"]
 
 
 def test_open_weights_default_license_fee_is_zero():

@@ -1219,8 +1219,7 @@ def _compare_base(model: str, hardware: str | Sequence[str] | None, interactivit
         f.attrs = {}
     out = pd.concat(frames, ignore_index=True)
     # systems compare() could not evaluate (e.g. an interactivity outside the curve) are stated
-    out.attrs["skipped"] = pd.concat([s for s in skipped if isinstance(s, pd.DataFrame)], ignore_index=True) \
-        if any(isinstance(s, pd.DataFrame) for s in skipped) else pd.DataFrame()
+    out.attrs["skipped"] = [r for s in skipped if s for r in s]
     return out
 
 

@@ -63,5 +63,17 @@ def test_agentic_body_lists_what_the_table_leaves_out(agentic_report) -> None:  
                                "reason": "outside its curve (7-150 tok/s/user)"}]
     rep = agentic_report.model_copy(update={"tables": {**agentic_report.tables, "agentic": table}})
     body = "".join(agentic_body(rep) or [])
-    assert "Not in the table (1):" in body
+    assert "Not in the table (1; also in <code>skipped.csv</code>):" in body
     assert "deepseek-r1 on tpu-v7 at 200 tok/s/user: outside its curve (7-150 tok/s/user)" in body
+
+
+def test_points_left_out_of_the_agentic_table_are_in_skipped_csv() -> None:
+    # gpt-oss-120b's B200 agentic curve starts above 20 tok/s/user: the point is listed, not dropped
+    from tokenomics.outputs.report.build import build_report
+
+    rep = build_report(ReportOptions(models=("gpt-oss-120b",), hardware=("b200",), workload="agentic-coding"))
+    left = rep.tables["agentic"].attrs["skipped"]
+    assert left, "expected a standard interactivity outside the curve"
+    stages = set(rep.tables["skipped"]["stage"])
+    for r in left:
+        assert f"agentic table at {r['interactivity_tok_per_s_per_user']:g} tok/s/user" in stages

@@ -137,5 +137,6 @@ def agentic_body(rep: Report) -> list[str] | None:
             f"<li>{html.escape(str(r['model_id']))} on {html.escape(str(r['hardware_id']))} at "
             f"{r['interactivity_tok_per_s_per_user']:g} tok/s/user: {html.escape(str(r['reason']))}</li>"
             for r in skipped)
-        body.append(f"<p>Not in the table ({len(skipped)}):</p><ul class=\"skipped\">{items}</ul>")
+        body.append(f"<p>Not in the table ({len(skipped)}; also in <code>skipped.csv</code>):</p>"
+                    f"<ul class=\"skipped\">{items}</ul>")
     return body

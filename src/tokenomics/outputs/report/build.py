@@ -480,6 +480,12 @@ def build_report(
     }
     # session workloads: realized hits, cost and margin across interactivity
     tables["agentic"] = agentic_table(curves_used, opts, STANDARD_INTERACTIVITY_TOK_PER_S_PER_USER)
+    left = [{"model_id": r["model_id"], "hardware_id": r["hardware_id"],
+             "stage": f"agentic table at {r['interactivity_tok_per_s_per_user']:g} tok/s/user", "reason": r["reason"]}
+            for r in tables["agentic"].attrs.get("skipped", [])]
+    if left:
+        tables["skipped"] = pd.concat([tables["skipped"], pd.DataFrame(left, columns=tables["skipped"].columns)],
+                                      ignore_index=True)
     say("memory hierarchy: KV offload and engram placement")
     tables.update(memory_tables(opts, list(tco_results)))
     say("uncertainty: Monte Carlo over the headline rows")
