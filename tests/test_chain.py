@@ -78,6 +78,15 @@ def test_supply_is_the_cost_half_of_evaluate():
     pd.testing.assert_frame_equal(cost, full[list(SUPPLY_COLUMNS)])
 
 
+def test_supply_carries_the_cost_per_output_mtok_of_the_token_mix():
+    # agentic traffic, ~109 input tokens per output token: all cost on the output tokens is
+    # cost x (ISL + OSL) / OSL, a property of the token mix, not of prices
+    w = tk.workload("agentic-coding")
+    cost = supply(tk.model("kimi-k2.7"), tk.hardware("gb300-nvl72"), workload=w).iloc[0]
+    assert cost["cost_usd_per_output_mtok"] == pytest.approx(
+        cost["cost_usd_per_mtok"] * (w.isl_tokens + w.osl_tokens) / w.osl_tokens, rel=1e-12)
+
+
 def test_projected_rows_carry_the_band_measured_rows_do_not():
     proj = evaluate("deepseek-r1", "vr200-nvl144").iloc[0]  # nothing measured on Vera Rubin
     meas = evaluate("deepseek-r1", "gb200").iloc[0]

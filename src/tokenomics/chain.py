@@ -159,7 +159,7 @@ SUPPLY_COLUMNS: tuple[str, ...] = (
     "throughput_high_tok_per_s_per_gpu",
     "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
     "facility_power_kw_per_accelerator", "utilization_frac", "served_mtok_per_gpu_hour", "cost_usd_per_mtok",
-    "cost_low_usd_per_mtok", "cost_high_usd_per_mtok", "realized_cache_hit_frac",
+    "cost_low_usd_per_mtok", "cost_high_usd_per_mtok", "cost_usd_per_output_mtok", "realized_cache_hit_frac",
 )
 """Columns of :func:`supply` (a subset of :data:`CHAIN_COLUMNS`, same meaning)."""
 
@@ -516,7 +516,6 @@ def evaluate(
         "input_share_frac": s_in,
         "cache_hit_frac": hit,
         "theoretical_cache_hit_frac": wl.cached_prefix_frac,
-        "cost_usd_per_output_mtok": cost_per_output_mtok(rows["cost_usd_per_mtok"].to_numpy(dtype=float), s_in),
         "input_usd_per_mtok": p_in,
         "cached_input_usd_per_mtok": p_c,
         "output_usd_per_mtok": p_out,
@@ -728,6 +727,7 @@ def supply(
         "cost_usd_per_mtok": unit_cost,
         "cost_low_usd_per_mtok": unit_cost / high,
         "cost_high_usd_per_mtok": unit_cost / low,
+        "cost_usd_per_output_mtok": cost_per_output_mtok(unit_cost, workload.input_share_frac),
         "realized_cache_hit_frac": (workload.cached_prefix_frac if math.isnan(realized)
                                     else min(realized, workload.cached_prefix_frac)),
     }
