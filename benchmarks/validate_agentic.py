@@ -13,8 +13,9 @@ at TP4, matches BF16: 2.56 M and 1.64 M projected, 4.51 M at FP8 for TP8). Effic
 bundled calibration, fitted on fixed-sequence runs only (agentic runs have no fixed ISL/OSL and are
 not used by it); nothing here is fitted to these runs. Prefill at long context is priced as the
 engine runs it (:func:`tokenomics.perf.step.chunked_prefill_time_s`): chunks of 8,192 tokens (the
-servers' logged ``max_num_batched_tokens``), MLA attention in BF16 after the decode kernels, each
-chunk re-reading and up-projecting its prefix.
+servers' logged ``max_num_batched_tokens``), the new tokens' linear layers inside the step's matrix
+multiplies, MLA attention in BF16 after the decode kernels, each chunk re-reading and up-projecting
+its prefix.
 
 Where the source files are at hand (``../shared/data/inferencemax/``), the table also shows the
 share of each early run's requests that did not complete (``failed_frac``): at saturation the
