@@ -11,12 +11,14 @@ by fixed-point iteration, for
   :func:`tokenomics.memory.prefix_cache.realized_hit_frac` (working set of all sessions vs
   the KV capacity, in-flight contexts pinned);
 * the mixed step of an aggregated replica at batch ``B`` with ``ISL x h`` cached tokens per
-  request: the decode step of :func:`~tokenomics.perf.step.roofline_points` (decode attention
-  reads the full context) followed by its share ``B x tau / OSL`` of one request's chunked
-  prefill, ``t_step = t_decode + B x tau / OSL x t_prefill``.
-  ``t_prefill`` (:func:`~tokenomics.perf.step.chunked_prefill_time_s`) computes only the
-  uncached tokens, with attention quadratic in the context run after (not under) the decode
-  kernels and every chunk re-reading its prefix; TTFT without queueing is the request's own
+  request, carrying its share ``B x tau / OSL`` of one request's chunked prefill
+  (:func:`~tokenomics.perf.step.chunked_prefill_time_s`, only the uncached tokens):
+  ``t_step = t_mixed + B x tau / OSL x t_context``. ``t_mixed`` is the aggregated step of
+  :func:`~tokenomics.perf.step.roofline_points` (decode attention reads the full context) with
+  the prompts' linear layers inside its matrix multiplies, under its weight and KV reads;
+  ``t_context`` is the long-context part, attention quadratic in the context run after (not
+  under) the decode kernels and every chunk re-reading (MLA: up-projecting) its prefix. TTFT
+  without queueing is the request's own
   prefill latency (under DP attention its attention runs on its group's ranks only) plus
   ``ceil(u / C) x t_decode``;
 * ``busy = prefill + OSL x TPOT`` and the queueing wait from Little's law on the closed loop,
@@ -298,11 +300,12 @@ def session_points(
 def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any, chunk: float) -> pd.DataFrame:
     """Return serving metrics of ``b`` in-flight sequences, prefill priced at long context.
 
-    Aggregated: each step is a decode step of the batch followed by its share of the chunked
-    prefill of the ``b x tau / OSL`` prompts it completes,
-    ``t_step = t_decode + b x tau / OSL x t_prefill``
-    (:func:`~tokenomics.perf.step.chunked_prefill_time_s`: long-context attention runs after
-    the decode kernels, not under their memory traffic), and a prompt's TTFT is its own
+    Aggregated: each step decodes the batch with its share of the chunked prefill of the
+    ``b x tau / OSL`` prompts it completes, ``t_step = t_mixed + b x tau / OSL x t_context``:
+    the prompts' linear layers inside the step's matrix multiplies (``t_mixed``), their
+    long-context attention, re-reads and up-projection after the decode kernels
+    (``t_context``, :func:`~tokenomics.perf.step.chunked_prefill_time_s` less its linear part),
+    and a prompt's TTFT is its own
     prefill latency (under DP attention on its group's ranks only) plus ``ceil(u / C) x
     t_decode`` (each of its chunk steps also decodes the batch).
     Disaggregated configurations keep :func:`~tokenomics.perf.step.roofline_points`.
