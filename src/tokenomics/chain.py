@@ -43,7 +43,7 @@ from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.cost.tco import TcoBasis, TcoResult, check_gpu_hour_cost
 from tokenomics.cost.tco import tco_basis as make_tco_basis
 from tokenomics.curves.curve import ThroughputCurve, check_curve_matches
-from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
+from tokenomics.curves.reference import anchor_at, config_at, curve_kind_at, reference_curve
 from tokenomics.curves.schema import cache_hit_frac_of_rows, value_at
 from tokenomics.economics import (
     DEFAULT_CACHED_COST_RATIO,
@@ -100,6 +100,9 @@ CHAIN_COLUMNS: dict[str, str] = {
     "kv_offload": "tiers below HBM holding evicted session prefixes: 'none', 'dram' or 'ssd'",
     "curve_kind": "'measured' (measured envelope), 'anchored' (projection scaled to the measured envelope), "
                   "'projected' (nothing measured), the kind of a given curve, or 'given' (throughput given)",
+    "config": "serving configuration of the curve's point at or just faster than the interactivity: "
+              "parallelism, precisions, MTP of a projection, engine and parallelism of a measurement "
+              "(None when throughput or a curve without configurations is given)",
     "anchor_ratio": "measured / projected ratio an anchored row's projection is scaled by (NaN otherwise)",
     "anchor_kv_offload": "offload mode whose measured ratio anchors the row: its own mode at the measured "
                          "range's edges, another measured mode when this one was never measured (None otherwise)",
@@ -154,7 +157,7 @@ CHAIN_COLUMNS: dict[str, str] = {
 """Columns of :func:`evaluate` (and so of compare, sweep, the report's headline, ``cost``)."""
 
 SUPPLY_COLUMNS: tuple[str, ...] = (
-    "model_id", "hardware_id", "workload", "kv_offload", "curve_kind", "anchor_ratio", "anchor_kv_offload",
+    "model_id", "hardware_id", "workload", "kv_offload", "curve_kind", "config", "anchor_ratio", "anchor_kv_offload",
     "interactivity_tok_per_s_per_user", "throughput_tok_per_s_per_gpu", "throughput_low_tok_per_s_per_gpu",
     "throughput_high_tok_per_s_per_gpu",
     "tco_basis", "tco_profile", "tco_vintage", "tco_tier", "cost_usd_per_gpu_hour",
@@ -662,6 +665,7 @@ def supply(
         check_throughput_plausible("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
         thr: Any = throughput_tok_per_s_per_gpu
         kind = "given"
+        config: str | None = None
     else:
         x = float(DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER if interactivity_tok_per_s_per_user is None
                   else interactivity_tok_per_s_per_user)
@@ -679,6 +683,7 @@ def supply(
                                                   interactivity_tok_per_s_per_user=x, kv_offload=mode)
         thr = throughput_at(throughput_curve, x)
         kind = curve_kind_at(throughput_curve, x)
+        config = config_at(throughput_curve, x)
         if kind != "measured":
             low, high = band_ratios(throughput_curve)
         anchor_ratio, anchor_mode = anchor_at(throughput_curve, x)
@@ -737,6 +742,7 @@ def supply(
         "workload": workload.name,
         "kv_offload": mode,
         "curve_kind": kind,
+        "config": config,
         "anchor_kv_offload": anchor_mode,
         "tco_basis": basis.kind,
         "tco_profile": basis.profile,

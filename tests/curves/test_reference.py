@@ -260,3 +260,23 @@ def test_anchored_hits_meet_the_measured_ones_at_the_measured_end():
         theoretical = pd.to_numeric(pts["theoretical_cache_hit_frac"], errors="coerce")
         realized = pd.to_numeric(pts["realized_cache_hit_frac"], errors="coerce")
         assert not (realized > theoretical + 1e-12).any()
+
+
+def test_config_at_names_the_deployment_a_row_stands_on() -> None:
+    from tokenomics.curves.reference import config_at
+
+    # projected: the frontier knot's own label (parallelism, precisions, MTP)
+    proj, _ = tk.reference_curve("deepseek-r1", "vr200-nvl144", workload="8k/1k")
+    label = config_at(proj, 50.0)
+    assert label is not None
+    assert "experts fp4" in label
+    _, hi = proj.interactivity_range
+    assert config_at(proj, hi * 2) is None  # beyond the fastest knot
+    # measured: engine, parallelism and precision as run (B200 DeepSeek-R1 agentic, vLLM TP4/TP8)
+    meas, _ = tk.reference_curve("deepseek-r1", "b200", workload="agentic-coding")
+    assert config_at(meas, 50.0).startswith("vllm tp")
+    row = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", interactivity_tok_per_s_per_user=50.0)
+    assert row["config"].iloc[0] == config_at(meas, 50.0)
+    given = tk.evaluate(None, "gb200", throughput_tok_per_s_per_gpu=1000.0, cost_usd_per_gpu_hour=2.0,
+                        input_usd_per_mtok=1.0, output_usd_per_mtok=2.0)
+    assert given["config"].iloc[0] is None

@@ -19,7 +19,7 @@ from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
 from tokenomics.workload import Workload, workload
 
-__all__ = ["ANCHOR_PREFERENCE", "CURVE_KINDS", "MEASURED_GROUP_COLUMNS", "anchor_at", "curve_kind_at",
+__all__ = ["ANCHOR_PREFERENCE", "CURVE_KINDS", "MEASURED_GROUP_COLUMNS", "anchor_at", "config_at", "curve_kind_at",
            "reference_curve"]
 
 MEASURED_GROUP_COLUMNS: tuple[str, ...] = ("precision", "framework", "spec_decoding", "disaggregated")
@@ -226,6 +226,61 @@ def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any)
     if isinstance(x, pd.Series):
         return pd.Series(kind, index=x.index, name=x.name)
     return str(kind) if kind.ndim == 0 else kind
+
+
+def config_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> str | None:
+    """Return the serving configuration of a curve's point that serves an interactivity.
+
+    The curve's knot at the interactivity, or the slowest knot faster than it (the curve
+    interpolates between it and the next slower one): a projected knot's ``config`` label
+    (parallelism, precisions, MTP), a measured knot's engine and parallelism as run.
+
+    Parameters
+    ----------
+    curve : ThroughputCurve
+        A curve (from :func:`reference_curve` or given).
+    interactivity_tok_per_s_per_user : float
+        Where it is read [tok/s/user].
+
+    Returns
+    -------
+    str or None
+        The label; None when the curve's points carry no configuration or the interactivity is
+        beyond its fastest knot.
+
+    Examples
+    --------
+    >>> curve, _ = reference_curve("deepseek-r1", "vr200-nvl144", workload="8k/1k")
+    >>> "experts fp4" in config_at(curve, 50.0)
+    True
+    """
+    pts = curve.points
+    if _X not in pts.columns or pts.empty:
+        return None
+    x = pts[_X].to_numpy(dtype=float)
+    faster = np.flatnonzero(x >= float(interactivity_tok_per_s_per_user) * (1.0 - 1e-9))
+    if faster.size == 0:
+        return None
+    row = pts.iloc[int(faster[np.argmin(x[faster])])]
+    label = row.get("config")
+    if isinstance(label, str) and label:
+        return label
+    parts = []
+    for name, fmt in (("tp", "tp{:g}"), ("ep", "ep{:g}"), ("pp", "pp{:g}")):
+        v = row.get(name)
+        if v is not None and not pd.isna(v) and (name == "tp" or float(v) > 1):
+            parts.append(fmt.format(float(v)))
+    if row.get("dp_attention") is True:
+        parts.append("dpa")
+    if str(row.get("spec_decoding")) == "mtp":
+        parts.append("mtp")
+    if bool(row.get("disaggregated")) and not pd.isna(row.get("disaggregated")):
+        parts.append("disagg")
+    head = "-".join(parts)
+    engine = row.get("framework")
+    precision = row.get("precision")
+    words = [str(w) for w in (engine, head, precision) if w is not None and not pd.isna(w) and str(w)]
+    return " ".join(words) or None
 
 
 def anchor_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> tuple[float, str | None]:
