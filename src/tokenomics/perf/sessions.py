@@ -56,6 +56,7 @@ from tokenomics.perf.step import (
     ServingConfig,
     _mixed_step_linear_prefill_s,
     _prefill_context_s,
+    _prefill_linear_s,
     _resolve,
     _Setup,
     chunked_prefill_time_s,
@@ -317,21 +318,16 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
     decode_cfg = s.cfg.model_copy(update={"disaggregated": True})
     pts = roofline_points(s.model, s.hw, b, isl_tokens=isl, osl_tokens=osl, config=decode_cfg, factors=s.f,
                           check_capacity=False, cached_tokens=cached_arr)
-    t_prefill = np.asarray(chunked_prefill_time_s(s.model, s.hw, isl_tokens=isl, cached_tokens=cached_arr,
-                                                  chunk_tokens=chunk, config=s.cfg, factors=s.f), dtype=float)
-    if s.cfg.dp_attention:
-        t_own = np.asarray(chunked_prefill_time_s(s.model, s.hw, isl_tokens=isl, cached_tokens=cached_arr,
-                                                  chunk_tokens=chunk, config=s.cfg, factors=s.f, latency=True),
-                           dtype=float)
-    else:
-        t_own = t_prefill
+    # chunked_prefill_time_s in its two parts: the linear layers ride in the step's matrix
+    # multiplies, the long-context attention, re-reads and up-projection run after the decode kernels
+    c = np.array(cached_arr, dtype=float)
+    t_linear = _prefill_linear_s(s, isl, c)
+    context = _prefill_context_s(s, isl, c, chunk)
+    t_own = t_linear + (_prefill_context_s(s, isl, c, chunk, latency=True) if s.cfg.dp_attention else context)
     tau = s.cfg.tokens_per_step
     n = float(s.cfg.num_gpus)
     t_decode = pts["step_time_s"].to_numpy()
     prompts = b * tau / osl
-    # the prompts' linear layers ride in the step's matrix multiplies, their long-context
-    # attention, re-reads and up-projection run after the decode kernels
-    context = _prefill_context_s(s, isl, np.atleast_1d(cached_arr).astype(float), chunk)
     t_step = _mixed_step_linear_prefill_s(s, b, isl, osl, cached_arr) + prompts * context
     rate = b * tau / (osl * t_step)
     chunks = np.ceil(np.maximum(isl - cached_arr, 0.0) / chunk)
@@ -349,7 +345,7 @@ def _mixed_points(s: _Setup, b: np.ndarray, isl: float, osl: float, cached: Any,
     pts["num_prefill_gpus"] = np.nan
     pts["num_decode_gpus"] = np.nan
     pts["step_time_s"] = t_step
-    pts["compute_time_s"] = pts["compute_time_s"].to_numpy() + prompts * t_prefill
+    pts["compute_time_s"] = pts["compute_time_s"].to_numpy() + prompts * (t_linear + context)
     pts["bound"] = np.where(pts["compute_time_s"] > pts["memory_time_s"], "compute", "memory")
     return pts
 

@@ -1341,11 +1341,16 @@ def chunked_prefill_time_s(
     s = _resolve(model, hardware, config, factors)
     cached = _check_cached(cached_tokens, isl, np.shape(cached_tokens))
     c = np.atleast_1d(np.asarray(cached, dtype=float))
-    t_linear = _times(_work(_linear_only(s), np.ones_like(c), isl, 1.0, c), s.f, s.hbm_bw)["ttft_s"]
-    total = np.asarray(t_linear, dtype=float) + _prefill_context_s(s, isl, c, chunk, latency)
+    total = _prefill_linear_s(s, isl, c) + _prefill_context_s(s, isl, c, chunk, latency)
     if np.ndim(cached_tokens) == 0:
         return float(total[0])
     return total.reshape(np.shape(cached_tokens))
+
+
+def _prefill_linear_s(s: _Setup, isl: float, c: np.ndarray) -> np.ndarray:
+    """Return the linear part of one request's prefill (layers, weight reads, links) with ``c`` cached [s]."""
+    return np.asarray(_times(_work(_linear_only(s), np.ones_like(c), isl, 1.0, c), s.f, s.hbm_bw)["ttft_s"],
+                      dtype=float)
 
 
 def _linear_only(s: _Setup) -> _Setup:
