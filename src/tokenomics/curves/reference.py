@@ -17,6 +17,7 @@ from tokenomics.curves.schema import cache_hit_frac_of_rows, value_at
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
+from tokenomics.perf.step import ServingConfig
 from tokenomics.workload import Workload, workload
 
 __all__ = ["ANCHOR_PREFERENCE", "CURVE_KINDS", "MEASURED_GROUP_COLUMNS", "anchor_at", "config_at", "curve_kind_at",
@@ -265,21 +266,22 @@ def config_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -
     label = row.get("config")
     if isinstance(label, str) and label:
         return label
-    parts = []
-    for name, fmt in (("tp", "tp{:g}"), ("ep", "ep{:g}"), ("pp", "pp{:g}")):
+    def flag(name: str) -> bool:
         v = row.get(name)
-        if v is not None and not pd.isna(v) and (name == "tp" or float(v) > 1):
-            parts.append(fmt.format(float(v)))
-    if row.get("dp_attention") is True:
-        parts.append("dpa")
+        return v is not None and not pd.isna(v) and bool(v)
+
+    head = "disagg" if flag("disaggregated") else ""
+    if not pd.isna(row.get("tp", np.nan)):
+        sizes = {k: int(row[k]) for k in ("ep", "pp") if k in row.index and not pd.isna(row[k])}
+        try:  # the label a projection of the same parallelism carries
+            head = ServingConfig(tp=int(row["tp"]), **sizes, dp_attention=flag("dp_attention"),
+                                 disaggregated=flag("disaggregated")).label
+        except (ValueError, TypeError):  # a parallelism the serving model does not describe
+            head = f"tp{int(row['tp'])}"
     if str(row.get("spec_decoding")) == "mtp":
-        parts.append("mtp")
-    if bool(row.get("disaggregated")) and not pd.isna(row.get("disaggregated")):
-        parts.append("disagg")
-    head = "-".join(parts)
-    engine = row.get("framework")
-    precision = row.get("precision")
-    words = [str(w) for w in (engine, head, precision) if w is not None and not pd.isna(w) and str(w)]
+        head = f"{head}-mtp" if head else "mtp"
+    words = [str(w) for w in (row.get("framework"), head, row.get("precision"))
+             if w is not None and not pd.isna(w) and str(w)]
     return " ".join(words) or None
 
 
