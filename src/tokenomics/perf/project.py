@@ -195,6 +195,25 @@ def _configs(
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
 
 
+def with_speculative(cfgs: list[ServingConfig], m: Model) -> list[ServingConfig]:
+    """Return the configurations followed by each of them at each published MTP setting of the model.
+
+    Parameters
+    ----------
+    cfgs : list of ServingConfig
+        Configurations without speculative decoding.
+    m : Model
+        Catalog model (:func:`~tokenomics.perf.speculative_settings`).
+
+    Returns
+    -------
+    list of ServingConfig
+        ``cfgs``, then every configuration with every setting (none added for a model without
+        published acceptance rates).
+    """
+    return cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
+
+
 def _mtp_label(cfg: ServingConfig) -> str:
     if not cfg.mtp_draft_tokens:
         return ""
@@ -367,7 +386,7 @@ def project_curve(
     full = configs is None and search == "full"
     cfgs = _configs(configs, m, hw)
     if full:
-        cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
+        cfgs = with_speculative(cfgs, m)
     rows, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
                                      best_practice=configs is None)
     if rows is None:

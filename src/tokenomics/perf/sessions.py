@@ -49,8 +49,7 @@ from tokenomics.perf.configs import (
 from tokenomics.perf.disagg import _concurrency_values
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_host_kv_gb_per_gpu, check_kv_offload, kv_offload_tiers
-from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode
-from tokenomics.perf.speculative import speculative_settings
+from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode, with_speculative
 from tokenomics.perf.step import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingConfig,
@@ -524,7 +523,7 @@ def project_session_curve(
     isl, osl = workload.isl_tokens, workload.osl_tokens
     cfgs = _configs(configs, m, hw)
     if configs is None:
-        cfgs = cfgs + [c.model_copy(update=st.fields()) for st in speculative_settings(m) for c in cfgs]
+        cfgs = with_speculative(cfgs, m)
     frames = []
     for cfg in cfgs:
         try:
