@@ -99,6 +99,11 @@ def default_sessions(capacity_sessions: float) -> np.ndarray:
     numpy.ndarray
         Session counts per replica [count], increasing.
 
+    Raises
+    ------
+    ValueError
+        ``capacity_sessions`` not a finite number > 0.
+
     Examples
     --------
     >>> default_sessions(17.0)[-1], default_sessions(1_500.0)[-1]
