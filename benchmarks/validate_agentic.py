@@ -22,6 +22,12 @@ share of each early run's requests that did not complete (``failed_frac``): at s
 benchmark client gives up on requests after 600 s and the test ends with requests in flight, so
 the measured throughput counts only finished requests while the server also worked on the others.
 
+``in_flight_meas`` is the run's mean number of requests in flight by Little's law (measured
+request rate x mean end-to-end latency); the projection holds ``in_flight`` = sessions. In the
+AgentX runs it exceeds the session count (1.4 requests at one session): their sessions issue some
+requests in parallel, which queue where the server admits one sequence per session
+(``--max-num-seqs`` = sessions).
+
 Errors: throughput per GPU (input + output, cached input included) ``|projected / measured -
 1|``; realized hit rate ``|projected - measured|`` (absolute, server HBM hits); interactivity
 (median 1/TPOT; 1/ITL in the early rows) ``|projected / measured - 1|``.
@@ -93,6 +99,7 @@ def main() -> None:
             "hit_meas": run["realized_cache_hit_frac"], "hit_proj": p["realized_cache_hit_frac"],
             "intv_meas": run["interactivity_tok_per_s_per_user"], "intv_proj": p["interactivity_tok_per_s_per_user"],
             "ttft_meas_s": run["ttft_median_s"], "ttft_proj_s": p["ttft_s"],
+            "in_flight_meas": run["requests_per_s"] * run["e2el_mean_s"],
             "in_flight": p["concurrency"], "kv_cap_mtok": p["kv_capacity_tokens"] / 1e6,
             "failed_frac": _failed_frac(str(run["run_id"])),
         })
