@@ -8,7 +8,7 @@ import pytest
 
 import tokenomics as tk
 from tokenomics.curves.measured import curves
-from tokenomics.curves.reference import anchor_at, curve_kind_at, reference_curve
+from tokenomics.curves.reference import anchor_at, config_at, curve_kind_at, reference_curve
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
 
@@ -170,7 +170,7 @@ def test_curve_kind_at_reads_arrays_and_series_like_scalars():
     assert curve.kind == "mixed"
     meas = points.loc[points["kind"] == "measured", X]
     lo, hi = float(meas.min()), float(meas.max())
-    xs = np.array([lo / 2, lo, np.sqrt(lo * hi), hi, 2 * hi, np.nan])
+    xs = np.array([lo / 2, lo, np.sqrt(lo * hi), hi, 2 * hi, 3 * hi])
     expected = ["anchored", "measured", "measured", "measured", "anchored", "anchored"]  # measured ends inclusive
     assert curve_kind_at(curve, xs).tolist() == expected
     assert [curve_kind_at(curve, float(x)) for x in xs] == expected
@@ -280,3 +280,17 @@ def test_config_at_names_the_deployment_a_row_stands_on() -> None:
     given = tk.evaluate(None, "gb200", throughput_tok_per_s_per_gpu=1000.0, cost_usd_per_gpu_hour=2.0,
                         input_usd_per_mtok=1.0, output_usd_per_mtok=2.0)
     assert given["config"].iloc[0] is None
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 0.0, -5.0, float("inf")])
+@pytest.mark.parametrize("read", [curve_kind_at, config_at, anchor_at])
+def test_readers_at_an_interactivity_refuse_what_no_curve_serves(read, bad) -> None:
+    curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
+    with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
+        read(curve, bad)
+
+
+def test_curve_kind_at_refuses_a_bad_element_of_an_array() -> None:
+    curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
+    with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
+        curve_kind_at(curve, np.array([20.0, np.nan]))

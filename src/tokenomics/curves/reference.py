@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from tokenomics import catalog
+from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
 from tokenomics.curves.measured import curves
@@ -207,6 +208,11 @@ def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any)
         scalar, an object array of the input's shape for an array, a Series (the input's index)
         for a Series.
 
+    Raises
+    ------
+    ValueError
+        If an interactivity is NaN, infinite, zero or negative.
+
     Examples
     --------
     >>> curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
@@ -214,6 +220,7 @@ def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any)
     True
     """
     x = interactivity_tok_per_s_per_user
+    check_positive("interactivity_tok_per_s_per_user", x)
     values = np.asarray(x.to_numpy(dtype=float) if isinstance(x, pd.Series) else x, dtype=float)
     kind = np.full(values.shape, curve.kind, dtype=object)
     if curve.kind == "mixed":
@@ -249,12 +256,18 @@ def config_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -
         The label; None when the curve's points carry no configuration or the interactivity is
         beyond its fastest knot.
 
+    Raises
+    ------
+    ValueError
+        If the interactivity is NaN, infinite, zero or negative.
+
     Examples
     --------
     >>> curve, _ = reference_curve("deepseek-r1", "vr200-nvl144", workload="8k/1k")
     >>> "experts fp4" in config_at(curve, 50.0)
     True
     """
+    check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
     pts = curve.points
     if _X not in pts.columns or pts.empty:
         return None
@@ -300,6 +313,11 @@ def anchor_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -
     (float, str or None)
         ``measured / projected`` applied there and the offload mode it was measured in; (NaN,
         None) where the row is not anchored.
+
+    Raises
+    ------
+    ValueError
+        If the interactivity is NaN, infinite, zero or negative.
     """
     if curve_kind_at(curve, interactivity_tok_per_s_per_user) != "anchored":
         return math.nan, None
