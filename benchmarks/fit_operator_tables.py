@@ -2,10 +2,10 @@
 
 AIConfigurator (https://github.com/ai-dynamo/aiconfigurator, Apache-2.0) ships per-operator
 latencies measured on each GPU (``aiconfigurator_core/systems/data/<system>/...``). This script
-reads three of its tables and reduces each (system, operator, precision) to a few numbers of a
-shape-dependent roofline, written to ``data/perf/operator_efficiency.csv`` and
-``data/perf/collectives.csv`` with their source. The library reads only those CSV files; it
-never imports aiconfigurator.
+reads five of its tables and reduces each (system, operator, precision) to a few numbers of a
+shape-dependent roofline or a small grid, written to ``data/perf/operator_efficiency.csv``,
+``data/perf/collectives.csv`` and ``data/perf/decode_attention.csv`` with their source. The
+library reads only those CSV files; it never imports aiconfigurator.
 
 Operator model fitted (log-time least squares, :func:`scipy.optimize.least_squares`):
 
@@ -25,7 +25,15 @@ Operator model fitted (log-time least squares, :func:`scipy.optimize.least_squar
   ``ep = 1`` rows' fastest kernel at 2,048 tokens, a min-latency variant, runs 3.3x the per-rank
   rate measured at ``ep = 8`` on the DeepSeek-R1 shape; 1.3x on B300 without that variant);
 * NCCL all-reduce and all-to-all (FP16): ``t = t0 + bus bytes / BW`` per group size, bus bytes
-  ``2 (n-1)/n x S`` (all-reduce) and ``(n-1)/n x S`` (all-to-all) of an ``S``-byte message.
+  ``2 (n-1)/n x S`` (all-reduce) and ``(n-1)/n x S`` (all-to-all) of an ``S``-byte message;
+* decode attention (generation-phase MLA and GQA kernels, FP8 KV cache, no sliding window): the
+  KV-read bandwidth ``batch x context x KV bytes per token / (t - t_min)`` (``t_min`` the table's
+  shortest call, its fixed cost) per (context, KV streams) cell, context and streams binned to
+  powers of two (streams = sequences for MLA, sequences x KV heads for GQA; MLA rows with at most
+  16 query heads per GPU, the TP >= 8 shapes of the MLA models), median over the cell's rows,
+  divided by the table's large-work asymptote (95th percentile of the cells), made
+  non-decreasing in both context and streams (more work never runs slower per byte) and capped
+  to grow at most in proportion to the work (more work never takes less time).
 
 Run only where aiconfigurator is installed (a scratch venv is enough)::
 
@@ -175,6 +183,69 @@ def collective_rows(root: Path) -> list[dict[str, object]]:
     return rows
 
 
+MLA_KV_BYTES_PER_TOKEN = 512 + 64  # DeepSeek-V3 latent (kv_lora_rank) + RoPE key, FP8: 1 B each
+
+
+def decode_attention_rows(root: Path) -> list[dict[str, object]]:
+    rows = []
+    for system, hw in SYSTEMS.items():
+        import yaml
+
+        peak = float(yaml.safe_load((root.parent / f"{system}.yaml").read_text())["gpu"]["mem_bw"])
+        for kind in ("mla", "gqa"):
+            if kind == "mla":
+                rel = f"{system}/mla/trtllm/{GEMM_VERSION}/generation_mla_perf.parquet"
+                d = pd.read_parquet(root / rel)
+                d = d[d["kv_cache_dtype"].astype(str).str.contains("fp8") & (d["num_heads"] <= 16)]
+                streams = d["batch_size"].to_numpy(dtype=float)
+                per_token = np.full(len(d), float(MLA_KV_BYTES_PER_TOKEN))
+                what = "fp8 KV, <= 16 heads per GPU"
+            else:
+                rel = f"{system}/attention/trtllm/{GEMM_VERSION}/generation_attention_perf.parquet"
+                d = pd.read_parquet(root / rel)
+                d = d[d["kv_cache_dtype"].astype(str).str.contains("fp8") & (d["window_size"] == 0)]
+                kvh = d["num_key_value_heads"].to_numpy(dtype=float)
+                streams = d["batch_size"].to_numpy(dtype=float) * kvh
+                per_token = 2.0 * kvh * d["head_dim"].to_numpy(dtype=float)
+                what = "fp8 KV, no sliding window"
+            ctx = d["step"].to_numpy(dtype=float) + 1.0
+            t = d["latency"].to_numpy(dtype=float) * 1e-3
+            t_min = float(t.min())
+            keep = (ctx >= 1024) & (t > t_min)
+            frac = (d["batch_size"].to_numpy(dtype=float) * ctx * per_token / (t - np.where(keep, t_min, 0.0))
+                    / peak)
+            cells = pd.DataFrame({
+                "c": np.round(np.log2(ctx[keep])), "s": np.round(np.log2(streams[keep])), "f": frac[keep]})
+            grid = cells.groupby(["c", "s"])["f"].agg(["median", "size"]).unstack("s")
+            med, size = grid["median"], grid["size"]
+            asym = float(np.nanpercentile(med.to_numpy(), 95))
+            rel_eff = np.minimum(med.to_numpy() / asym, 1.0)
+            # more context or more streams never reads slower per byte, and never takes less time:
+            # f non-decreasing and growing at most in proportion to the work along each axis
+            mono = np.fmax.accumulate(np.fmax.accumulate(np.nan_to_num(rel_eff, nan=0.0), axis=0), axis=1)
+            mono = np.round(mono, 3)  # rounded before the caps so that the written values keep them
+            c_step, s_step = np.diff(med.index.to_numpy()), np.diff(med.columns.to_numpy())
+            for j in range(mono.shape[1] - 1):
+                mono[:, j + 1] = np.minimum(mono[:, j + 1], mono[:, j] * 2.0 ** s_step[j])
+            for i in range(mono.shape[0] - 1):
+                mono[i + 1] = np.minimum(mono[i + 1], mono[i] * 2.0 ** c_step[i])
+            for i, c in enumerate(med.index):
+                for j, sb in enumerate(med.columns):
+                    if np.isnan(rel_eff[i, j]):
+                        continue
+                    rows.append({
+                        "hardware_id": hw,
+                        "attention_type": kind,
+                        "context_tokens": int(2 ** c),
+                        "kv_streams": int(2 ** sb),
+                        "kv_read_frac": float(mono[i, j]),
+                        "asymptote_frac_of_peak": round(asym, 3),
+                        "points": int(size.iloc[i, j]),
+                        "source": f"aiconfigurator-core {VERSION} (Apache-2.0) systems/data/{rel} ({what})",
+                    })
+    return rows
+
+
 VERSION = importlib.metadata.version("aiconfigurator-core")
 
 
@@ -185,12 +256,16 @@ def main() -> None:
     root = _root()
     ops = pd.DataFrame(gemm_rows(root) + moe_rows(root))
     coll = pd.DataFrame(collective_rows(root))
+    attn = pd.DataFrame(decode_attention_rows(root))
     pd.set_option("display.width", 200)
     print(ops.drop(columns="source").to_string(index=False))
     print(coll.drop(columns="source").to_string(index=False))
+    print(attn.pivot_table(index=["attention_type", "context_tokens"], columns="kv_streams",
+                           values="kv_read_frac", aggfunc="median").round(2).to_string())
     if args.write:
         OUT.mkdir(parents=True, exist_ok=True)
-        for frame, name in ((ops, "operator_efficiency.csv"), (coll, "collectives.csv")):
+        for frame, name in ((ops, "operator_efficiency.csv"), (coll, "collectives.csv"),
+                            (attn, "decode_attention.csv")):
             frame.assign(as_of="2026-12-01").to_csv(OUT / name, index=False)
             print(f"wrote {OUT / name}")
 

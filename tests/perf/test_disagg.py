@@ -398,8 +398,9 @@ def test_closed_loop_decode_slots_cap_the_batch() -> None:
                              decode_factors=FACTORS)
     assert pts["decode_batch_per_replica"].iloc[0] == pytest.approx(256.0, rel=1e-3)
     assert pts["bound"].iloc[0] == "decode slots"
-    # the 3840 requests without a slot wait: TTFT = their count / rate at least
-    assert pts["ttft_s"].iloc[0] >= (4096.0 - 256.0) / pts["requests_per_s"].iloc[0]
+    # the 3840 requests without a slot wait: TTFT = their count / rate at least (equal when the
+    # whole queue is the slot wait, so up to the bisection's rounding)
+    assert pts["ttft_s"].iloc[0] >= (4096.0 - 256.0) / pts["requests_per_s"].iloc[0] * (1.0 - 1e-6)
 
 
 def test_closed_loop_needs_fixed_pools_and_positive_inputs() -> None:

@@ -11,7 +11,10 @@ from tokenomics.perf.calibrate import calibrate, model_family
 from tokenomics.perf.operators import (
     collective_link,
     collective_table,
+    decode_attention_table,
     gemm_kernel,
+    kv_read_frac,
+    kv_read_source,
     operator_table,
     table_precision,
 )
@@ -121,3 +124,119 @@ def test_grouped_moe_table_holds_at_the_expert_parallel_size_deployed(hw: str) -
     ratio = t_ms / np.array(_EP8_DEEPSEEK_MS[hw])
     # a fit to EP1 alone (whose min-latency rows run 3.3x the per-rank EP8 rate) lands at 0.3-0.4
     assert np.all((ratio > 0.5) & (ratio < 1.5)), ratio
+
+
+def test_decode_attention_grid_is_sourced_and_physical() -> None:
+    t = decode_attention_table()
+    assert t["source"].str.contains("aiconfigurator-core").all()
+    assert t["as_of"].notna().all()
+    assert set(t["attention_type"]) == {"mla", "gqa"}
+    for (hw, kind), g in t.groupby(["hardware_id", "attention_type"]):
+        grid = g.pivot_table(index="context_tokens", columns="kv_streams", values="kv_read_frac")
+        f, s, c = grid.to_numpy(), grid.columns.to_numpy(float), grid.index.to_numpy(float)
+        # more work never reads slower per byte, and never takes less time (work / f)
+        for axis, work in ((1, s[None, :]), (0, c[:, None])):
+            with np.errstate(invalid="ignore"):
+                assert not (np.diff(f, axis=axis) < -1e-9).any(), (hw, kind)
+                assert not (np.diff(work / f, axis=axis) < -1e-9).any(), (hw, kind)
+        # the large-batch rate is a plausible fraction of the datasheet HBM bandwidth
+        assert 0.5 < g["asymptote_frac_of_peak"].iloc[0] <= 1.0
+
+
+def test_kv_read_frac_rises_with_streams_and_context_and_saturates() -> None:
+    b200 = tk.hardware("b200")
+    streams = np.array([1.0, 2.0, 4.0, 16.0, 64.0, 1024.0])
+    f = kv_read_frac(b200, "mla", streams, 65536.0)
+    assert isinstance(f, np.ndarray)
+    assert f.shape == streams.shape
+    assert np.all(np.diff(f) >= 0)
+    assert f[-1] == pytest.approx(1.0)
+    # one 64k-token latent cache streams well below the large-batch rate; time still rises
+    assert f[0] < 0.5
+    assert np.all(np.diff(streams / f) > 0)
+    assert kv_read_frac(b200, "mla", 1.0, 131072.0) > kv_read_frac(b200, "mla", 1.0, 8192.0)
+    # held at the grid's edges: beyond 131k tokens and below 1 stream
+    assert kv_read_frac(b200, "mla", 1.0, 1e6) == pytest.approx(kv_read_frac(b200, "mla", 1.0, 131072.0))
+    assert kv_read_frac(b200, "mla", 0.25, 4096.0) == pytest.approx(kv_read_frac(b200, "mla", 1.0, 4096.0))
+    assert isinstance(kv_read_frac(b200, "gqa", 8.0, 4096.0), float)
+
+
+def test_kv_read_frac_hand_check_at_a_grid_point() -> None:
+    # on a grid point the value is the table's own row
+    t = decode_attention_table()
+    row = t[(t["hardware_id"] == "h200-sxm") & (t["attention_type"] == "mla")
+            & (t["context_tokens"] == 32768) & (t["kv_streams"] == 4)].iloc[0]
+    assert kv_read_frac(tk.hardware("h200"), "mla", 4.0, 32768.0) == pytest.approx(row.kv_read_frac)
+    # halfway in log streams between two points: the geometric mean
+    nxt = t[(t["hardware_id"] == "h200-sxm") & (t["attention_type"] == "mla")
+            & (t["context_tokens"] == 32768) & (t["kv_streams"] == 8)].iloc[0]
+    mid = kv_read_frac(tk.hardware("h200"), "mla", 4.0 * 2 ** 0.5, 32768.0)
+    assert mid == pytest.approx((row.kv_read_frac * nxt.kv_read_frac) ** 0.5)
+
+
+def test_kv_read_frac_unmeasured_hardware_uses_the_median_grid() -> None:
+    mi = tk.hardware("mi355x")
+    assert kv_read_source(mi, "mla").startswith("derived")
+    assert "aiconfigurator-core" in kv_read_source(tk.hardware("gb200"), "gqa")
+    measured = [kv_read_frac(tk.hardware(h), "mla", 2.0, 65536.0)
+                for h in ("h100", "h200", "b200", "b300", "gb200", "gb300")]
+    assert min(measured) <= kv_read_frac(mi, "mla", 2.0, 65536.0) <= max(measured)
+    # CSA reads one shared entry per token like MLA; MHA per head like GQA
+    assert kv_read_frac(mi, "csa", 2.0, 65536.0) == kv_read_frac(mi, "mla", 2.0, 65536.0)
+    assert kv_read_frac(mi, "mha", 2.0, 65536.0) == kv_read_frac(mi, "gqa", 2.0, 65536.0)
+
+
+def test_kv_read_frac_bad_input() -> None:
+    b200 = tk.hardware("b200")
+    with pytest.raises(KeyError, match="mla"):
+        kv_read_frac(b200, "mlaa", 1.0, 4096.0)
+    with pytest.raises(KeyError, match="gqa"):
+        kv_read_source(b200, "gqa2")
+    for bad in (0.0, -1.0, np.nan, np.inf):
+        with pytest.raises(ValueError, match="kv_streams"):
+            kv_read_frac(b200, "mla", bad, 4096.0)
+        with pytest.raises(ValueError, match="context_tokens"):
+            kv_read_frac(b200, "mla", 1.0, np.array([4096.0, bad]))
+
+
+def test_decode_attention_table_names_file_line_and_field(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    from tokenomics.perf import operators
+
+    src = operators._perf_dir() / "decode_attention.csv"
+    lines = src.read_text().splitlines()
+    head, first = lines[0], lines[1].split(",")
+    cols = head.split(",")
+    first[cols.index("kv_read_frac")] = "1.5"
+    (tmp_path / "perf").mkdir()
+    for name in ("operator_efficiency.csv", "collectives.csv"):
+        shutil.copy(operators._perf_dir() / name, tmp_path / "perf" / name)
+    (tmp_path / "perf" / "decode_attention.csv").write_text("\n".join([head, ",".join(first)]) + "\n")
+    monkeypatch.setattr(operators, "_perf_dir", lambda: tmp_path / "perf")
+    operators.decode_attention_table.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"decode_attention.csv: line 2: kv_read_frac"):
+            operators.decode_attention_table()
+    finally:
+        operators.decode_attention_table.cache_clear()
+
+
+def test_ideal_factors_and_switch_turn_the_kv_read_grid_off() -> None:
+    from tokenomics.perf import roofline_points
+
+    assert not RooflineFactors.ideal().kv_read_tables
+    on = RooflineFactors()
+    off = on.model_copy(update={"kv_read_tables": False})
+    cfg = ServingConfig(tp=8, ep=8, weight_precision="fp4", kv_precision="fp8")
+
+    def memory_s(f: RooflineFactors, batch: float, isl: float) -> float:
+        pts = roofline_points("deepseek-r1", "b200", [batch], isl_tokens=isl, osl_tokens=1024.0, config=cfg,
+                              factors=f)
+        return float(pts["memory_time_s"].iloc[0])
+
+    # one 64k-token sequence: its replicated latent cache (2.6 GB per GPU) streams at a fraction
+    # of the large-batch rate; the step's memory time more than doubles
+    assert memory_s(on, 1.0, 65536.0) > 2.0 * memory_s(off, 1.0, 65536.0)
+    # 256 sequences of 1.5k tokens read at the large-batch rate
+    assert memory_s(on, 256.0, 1024.0) == pytest.approx(memory_s(off, 256.0, 1024.0), rel=0.02)

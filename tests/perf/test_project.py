@@ -33,6 +33,7 @@ from tokenomics.perf import (
     weight_bytes_per_gpu,
     write_calibrated_factors,
 )
+from tokenomics.perf.operators import kv_read_frac
 
 IDEAL = RooflineFactors.ideal()
 
@@ -101,12 +102,25 @@ def test_llama_batch1_h100_decode_is_weight_bytes_over_bandwidth() -> None:
 
 
 def test_decode_step_with_default_factors_adds_efficiency_and_fixed_costs() -> None:
-    f = RooflineFactors()
+    f = RooflineFactors(kv_read_tables=False)
     got = decode_step_time_s(LLAMA, H100, 1.0, factors=f)
     kv = 80 * 8 * 128 * 2 * 2 * 1536
     expected = (_hand_weight_bytes_read(2.0) + kv) / (3.35e12 * f.hbm_bandwidth_eff_frac)
     expected += f.step_overhead_s + 80 * f.layer_latency_s
     assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_decode_attention_reads_few_streams_below_the_large_batch_rate() -> None:
+    # batch 1 at TP1: 8 KV heads = 8 streams of 1,536 tokens; the KV bytes take 1 / f as long
+    f = RooflineFactors()
+    frac = kv_read_frac(H100, "gqa", 8.0, 1536.0)
+    assert 0.05 < frac < 0.5
+    kv = 80 * 8 * 128 * 2 * 2 * 1536
+    expected = (_hand_weight_bytes_read(2.0) + kv / frac) / (3.35e12 * f.hbm_bandwidth_eff_frac)
+    expected += f.step_overhead_s + 80 * f.layer_latency_s
+    assert decode_step_time_s(LLAMA, H100, 1.0, factors=f) == pytest.approx(expected, rel=1e-9)
+    # at a large batch the reads run at the large-batch rate: f = 1
+    assert kv_read_frac(H100, "gqa", 8.0 * 512, 1536.0) == pytest.approx(1.0, abs=0.01)
 
 
 def test_scalar_array_series_agree() -> None:

@@ -749,6 +749,7 @@ def _merge(fitted: RooflineFactors, hardware: Hardware | None, source: str) -> R
     base = default_factors(hardware)
     update: dict[str, object] = {k: getattr(fitted, k) for k in FITTED_FACTORS}
     update["operator_tables"] = fitted.operator_tables
+    update["kv_read_tables"] = fitted.kv_read_tables
     return base.model_copy(update={**update, "source": source})
 
 
@@ -1091,7 +1092,7 @@ def calibration_table(calibration: Calibration) -> pd.DataFrame:
     """
     rows: list[dict[str, object]] = []
     for scope, f in calibration.fitted.items():
-        for name, value in f.model_dump(exclude={"source", "operator_tables"}).items():
+        for name, value in f.model_dump(exclude={"source", "operator_tables", "kv_read_tables"}).items():
             note = "fitted" if name in FITTED_FACTORS else "stated default (not fitted)"
             rows.append({"scope": scope, "parameter": name, "value": float(value),
                          "unit": _UNITS.get(name, "fraction"), "note": note})

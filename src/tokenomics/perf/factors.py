@@ -72,6 +72,11 @@ class RooflineFactors(BaseModel):
         ``collective_latency_s`` is replaced by the measured latencies. Default ``False``:
         one efficiency per peak rate (the plain roofline), which held out better on the
         bundled measurements (``benchmarks/validate_roofline.py`` prints both).
+    kv_read_tables : bool
+        Read decode attention's KV cache at the measured fraction of the large-batch rate that
+        few sequences or short contexts reach (:func:`tokenomics.perf.operators.kv_read_frac`);
+        ``hbm_bandwidth_eff_frac`` is then the large-batch efficiency. Default ``True``;
+        ``False`` streams every KV byte at ``hbm_bandwidth_eff_frac``.
     source : str
         Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
         points"``, ``"inherited from vendor nvidia"``...).
@@ -94,6 +99,7 @@ class RooflineFactors(BaseModel):
     collective_latency_s: float = Field(1e-5, ge=0.0)
     usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
     operator_tables: bool = False
+    kv_read_tables: bool = True
     source: str = "default"
 
     @classmethod
@@ -121,6 +127,7 @@ class RooflineFactors(BaseModel):
             collective_latency_s=0.0,
             usable_hbm_frac=1.0,
             operator_tables=False,
+            kv_read_tables=False,
             source="ideal",
         )
 
@@ -147,7 +154,7 @@ def default_factor_table() -> pd.DataFrame:
         If a row names a parameter that :class:`RooflineFactors` does not have.
     """
     table = pd.read_csv(_factors_path(), dtype={"scope": str, "parameter": str})
-    known = set(RooflineFactors.model_fields) - {"source", "operator_tables"}
+    known = set(RooflineFactors.model_fields) - {"source", "operator_tables", "kv_read_tables"}
     for name in table["parameter"]:
         if name not in known:
             raise unknown_name_error("roofline factor", name, known)

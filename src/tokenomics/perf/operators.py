@@ -19,11 +19,22 @@ All GEMMs of a layer share ``M`` and the ratio FLOP / bytes, so the formula hold
 
     t = t_latency(n) + bus bytes / BW_bus(n),   bus bytes = 2 (n-1)/n S (all-reduce), (n-1)/n S
 
+**Decode attention** reads each sequence's KV cache once per step. With few sequences or a short
+context the kernel cannot keep every streaming multiprocessor busy, so the achieved KV-read rate
+is a fraction of the large-batch one that rises with the work per call::
+
+    t_kv = KV bytes / (BW_kv x f(streams, context))
+
+``f`` (:func:`kv_read_frac`) is interpolated in a measured grid over context length and KV
+streams (sequences per GPU for MLA, sequences x KV heads per GPU for GQA); ``BW_kv`` is the
+large-batch rate, which the calibrated HBM efficiency stands for.
+
 Hardware without measured tables (AMD, TPU, Trainium, H800, Rubin) gets each quantity as the
 median *fraction of its own catalog peak* over the measured NVIDIA systems (``R_max / peak FLOP/s``,
 ``BW_w / HBM bandwidth``, ``BW_bus / scale-up bandwidth``), ``M_half`` and latencies as the
-median; :func:`gemm_kernel` says which in ``source``. Groups larger than the largest measured
-one use that group's values; groups that span several scale-up domains run over the scale-out
+median (for decode attention the median grid); :func:`gemm_kernel` says which in ``source``.
+Groups larger than the largest measured one use that group's values; groups that span several
+scale-up domains run over the scale-out
 network at its catalog bandwidth.
 """
 
@@ -32,10 +43,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.interpolate import RegularGridInterpolator
 
 from tokenomics.catalog import Hardware
 from tokenomics.precision import canonical_precision
@@ -48,6 +61,9 @@ COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_to_all")
 _PEAK_PRECISION = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp4", "w4a16": "bf16"}
 """Tensor-core rate a table precision runs at (W4A16 multiplies in BF16)."""
 _WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5, "w4a16": 0.5}
+KV_READ_KERNELS: dict[str, str] = {"mla": "mla", "csa": "mla", "gqa": "gqa", "mha": "gqa"}
+"""Measured decode-attention grid each attention type reads with: one shared latent per token
+(MLA, DeepSeek-V4 CSA) or per-head K and V (GQA, MHA)."""
 
 
 @dataclass(frozen=True)
@@ -333,3 +349,154 @@ def collective_link(hardware: Hardware, collective: str, group: int, scaleout_gb
     if group > hardware.scaleup_domain_accelerators:
         bw = min(bw, scaleout_gb_per_s * BYTES_PER_GB)
     return Link(bus_bytes_per_s=bw, latency_s=latency)
+
+
+@functools.cache
+def decode_attention_table() -> pd.DataFrame:
+    """Return the bundled decode-attention KV-read grid (``data/perf/decode_attention.csv``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``hardware_id``, ``attention_type``, ``context_tokens``, ``kv_streams``):
+        ``kv_read_frac`` (achieved KV-read rate / the table's large-work rate, 0..1),
+        ``asymptote_frac_of_peak`` (that rate / catalog HBM bandwidth), ``points``, ``source``,
+        ``as_of``.
+
+    Raises
+    ------
+    ValueError
+        If a row names an unknown attention kernel, a non-positive context or stream count, or a
+        fraction outside (0, 1], naming file, line and field.
+    """
+    path = _perf_dir() / "decode_attention.csv"
+    table = pd.read_csv(path)
+    kinds = set(KV_READ_KERNELS.values())
+    for line, row in enumerate(table.itertuples(index=False), start=2):
+        if row.attention_type not in kinds:
+            raise ValueError(f"{path}: line {line}: attention_type {row.attention_type!r} not in {sorted(kinds)}")
+        for field in ("context_tokens", "kv_streams"):
+            if not getattr(row, field) > 0:
+                raise ValueError(f"{path}: line {line}: {field} must be > 0, got {getattr(row, field)}")
+        for field in ("kv_read_frac", "asymptote_frac_of_peak"):
+            if not 0.0 < getattr(row, field) <= 1.0:
+                raise ValueError(f"{path}: line {line}: {field} must be in (0, 1], got {getattr(row, field)}")
+    return table
+
+
+def _filled_grid(rows: pd.DataFrame, contexts: np.ndarray, streams: np.ndarray) -> np.ndarray:
+    """``kv_read_frac`` on the full grid; cells beyond the measured work take their neighbours'."""
+    g = rows.pivot_table(index="context_tokens", columns="kv_streams", values="kv_read_frac")
+    g = g.reindex(index=contexts, columns=streams)
+    # unmeasured cells lie at more work than measured ones: they run at least as fast
+    return np.asarray(g.ffill(axis=1).ffill(axis=0).fillna(1.0).to_numpy(dtype=float))
+
+
+@functools.cache
+def _kv_grid_values(kernel: str) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[np.ndarray, str]]]:
+    """Axes and filled grid of every measured system, plus their median (key ``""``)."""
+    t = decode_attention_table()
+    t = t[t["attention_type"] == kernel]
+    contexts = np.sort(t["context_tokens"].unique()).astype(float)
+    streams = np.sort(t["kv_streams"].unique()).astype(float)
+    grids = {str(hw): (_filled_grid(rows, contexts, streams), str(rows["source"].iloc[0]))
+             for hw, rows in t.groupby("hardware_id")}
+    systems = ", ".join(sorted(grids))
+    median = np.median([g for g, _ in grids.values()], axis=0)
+    grids[""] = (median, f"derived: median decode-attention {kernel} grid of the measured systems ({systems})")
+    return contexts, streams, grids
+
+
+@functools.cache
+def _kv_read_grid(hardware_id: str, kernel: str) -> tuple[RegularGridInterpolator, str]:
+    contexts, streams, grids = _kv_grid_values(kernel)
+    values, source = grids.get(hardware_id, grids[""])
+    axes = (np.log2(contexts), np.log2(streams))
+    # log f linear in log work: time (work / f) stays monotone between the grid points
+    return RegularGridInterpolator(axes, np.log2(values)), source
+
+
+def kv_read_frac(hardware: Hardware, attention_type: str, kv_streams: ArrayLike,
+                 context_tokens: ArrayLike) -> Any:
+    """Return the fraction of the large-batch KV-read rate a decode-attention call achieves.
+
+    Parameters
+    ----------
+    hardware : Hardware
+        Catalog hardware (without a measured grid: the median grid of the measured systems).
+    attention_type : str
+        Model attention type (``"mla"``, ``"csa"``, ``"gqa"``, ``"mha"``).
+    kv_streams : float or array_like
+        KV streams per GPU in one call: sequences for MLA and CSA, sequences x KV heads for
+        GQA and MHA; values below 1 count as 1.
+    context_tokens : float or array_like
+        Context length per sequence [tokens]; broadcast against ``kv_streams``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``f`` in (0, 1]: ``log f`` bilinear in ``log2 context`` and ``log2 streams`` on the
+        measured grid, held at its edges outside it (1,024-131,072 tokens, 1-8,192 streams).
+
+    Raises
+    ------
+    KeyError
+        For an unknown attention type, with close matches.
+    ValueError
+        If a stream count or context is not a positive finite number.
+
+    Notes
+    -----
+    ``t_kv = KV bytes / (BW_kv x f)``. Measured on NVIDIA's generation-phase MLA and GQA kernels
+    (``benchmarks/fit_operator_tables.py``): one 128k-token MLA sequence on B200 streams at about
+    a third of the large-batch rate, 16 of them at nearly all of it.
+
+    Examples
+    --------
+    >>> import tokenomics as tk
+    >>> round(kv_read_frac(tk.hardware("b200"), "mla", 1, 131072), 2)
+    0.35
+    """
+    from tokenomics._validate import check_positive, unknown_name_error
+
+    kernel = KV_READ_KERNELS.get(attention_type)
+    if kernel is None:
+        raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
+    check_positive("kv_streams", kv_streams)
+    check_positive("context_tokens", context_tokens)
+    out = kv_read_grid(hardware, attention_type)(kv_streams, context_tokens)
+    return float(out) if out.ndim == 0 else out
+
+
+def kv_read_grid(hardware: Hardware, attention_type: str) -> Any:
+    """Return ``f(kv_streams, context_tokens)`` of :func:`kv_read_frac` without input checks.
+
+    For hot paths whose inputs are already checked; the attention type must be one of
+    :data:`KV_READ_KERNELS`.
+    """
+    grid, _ = _kv_read_grid(hardware.hardware_id, KV_READ_KERNELS[attention_type])
+    (c_lo, c_hi), (s_lo, s_hi) = ((float(a[0]), float(a[-1])) for a in grid.grid)
+
+    def frac(kv_streams: ArrayLike, context_tokens: ArrayLike) -> np.ndarray:
+        c, st = np.broadcast_arrays(np.asarray(context_tokens, dtype=float), np.asarray(kv_streams, dtype=float))
+        pts = np.stack([np.clip(np.log2(c), c_lo, c_hi), np.clip(np.log2(np.maximum(st, 1.0)), s_lo, s_hi)],
+                       axis=-1)
+        return np.asarray(np.exp2(grid(pts.reshape(-1, 2))).reshape(c.shape))
+
+    return frac
+
+
+def kv_read_source(hardware: Hardware, attention_type: str) -> str:
+    """Return the table row source (or derivation) of :func:`kv_read_frac` on a hardware.
+
+    Raises
+    ------
+    KeyError
+        For an unknown attention type, with close matches.
+    """
+    from tokenomics._validate import unknown_name_error
+
+    kernel = KV_READ_KERNELS.get(attention_type)
+    if kernel is None:
+        raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
+    return _kv_read_grid(hardware.hardware_id, kernel)[1]

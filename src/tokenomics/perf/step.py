@@ -10,10 +10,13 @@ A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the 
   with ``layer units`` the layers weighted by their kernel count per decode step relative to a
   dense GQA layer (:func:`layer_kernel_units`: MLA attention and MoE blocks launch more kernels).
 
-  ``t_memory = (weight bytes read + KV bytes read) / (HBM bandwidth x eff_hbm)``; weight bytes
-  are the attention and other always-read weights plus, for MoE layers, the *distinct* experts
-  the batch touches; ``t_compute = (2 x active params + attention FLOP(context)) x tokens /
-  (peak FLOP/s x eff_compute)``; ``t_comm`` is the tensor-parallel all-reduce or the
+  ``t_memory = (weight bytes read + KV bytes read / f_kv) / (HBM bandwidth x eff_hbm)``; weight
+  bytes are the attention and other always-read weights plus, for MoE layers, the *distinct*
+  experts the batch touches; ``f_kv`` is the measured fraction of the large-batch KV-read rate
+  that decode attention reaches at the step's sequences per GPU and context
+  (:func:`~tokenomics.perf.operators.kv_read_frac`; 1 with ``kv_read_tables=False``);
+  ``t_compute = (2 x active params + attention FLOP(context)) x tokens / (peak FLOP/s x
+  eff_compute)``; ``t_comm`` is the tensor-parallel all-reduce or the
   expert-parallel all-to-all over the scale-up domain (scale-out network once the group spans
   more accelerators than one scale-up domain holds).
 * **speculative decoding / MTP** with ``n`` draft tokens of acceptance rate ``a``: each step
@@ -87,7 +90,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_sequence_bytes
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
-from tokenomics.perf.operators import GemmKernel, collective_link, gemm_kernel, table_precision
+from tokenomics.perf.operators import GemmKernel, collective_link, gemm_kernel, kv_read_grid, table_precision
 from tokenomics.precision import bytes_per_element, canonical_precision
 from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
 
@@ -242,6 +245,9 @@ class _Setup:
     hbm_bw: float
     dense_kernel: GemmKernel
     moe_kernel: GemmKernel
+    kv_read: Any
+    """``f(kv_streams, context)``: achieved fraction of the large-batch KV-read rate of decode
+    attention (:func:`~tokenomics.perf.operators.kv_read_frac`)."""
     attn_eff: float
     """Achieved fraction of ``peak_attn`` in attention: the large-``M`` dense GEMM fraction of
     the attention precision (FlashAttention/FlashMLA-class kernels run their matrix multiplies at
@@ -301,6 +307,7 @@ def _setup(m: Model, hw: Hardware, config: ServingConfig | None, factors: Roofli
         hbm_bw=hw.hbm_bandwidth_bytes_per_s,
         dense_kernel=gemm_kernel(hw, "gemm", table_precision("gemm", d, act)),
         moe_kernel=gemm_kernel(hw, "moe", table_precision("moe", w, act)),
+        kv_read=kv_read_grid(hw, m.attention_type),
         attn_eff=min(attn_kernel.max_flop_per_s / peak_attn, 1.0),
     )
 
@@ -457,6 +464,9 @@ class _Work:
     batch: np.ndarray
     weight_bytes: np.ndarray
     kv_bytes: np.ndarray
+    kv_read_extra_bytes: np.ndarray
+    """Decode attention's KV reads times ``1 / f(kv_streams, context) - 1``: the bytes its
+    below-large-batch read rate costs on top, at the large-batch rate."""
     flop: np.ndarray
     compute_s: np.ndarray
     """Compute time at peak (efficiency 1) [s]."""
@@ -630,6 +640,16 @@ def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, 
     return u, pairs, win_pairs, read_bytes
 
 
+def _kv_streams(s: _Setup, seqs: Any) -> Any:
+    """KV streams per GPU of one decode-attention call over ``seqs`` sequences per stage.
+
+    Sequences of one attention group (one MLA latent each) times, for the other attention
+    types, the KV heads each GPU of the group holds (as split by :func:`_kv_divisor`).
+    """
+    heads = 1.0 if s.model.attention_type == "mla" else float(s.model.kv_heads or s.model.attention_heads)
+    return np.asarray(seqs, dtype=float) * heads / _kv_divisor(s)
+
+
 def _draft_work(s: _Setup, seqs: np.ndarray, context: float) -> tuple[np.ndarray, np.ndarray]:
     """Bytes read and compute time at peak, per accelerator, of one MTP draft pass [bytes, s].
 
@@ -705,10 +725,13 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
     # aggregated serving: the step's chunked prompts read their cached prefixes once
     prompts = 0.0 if cfg.disaggregated else batch * cfg.tokens_per_step / osl
     draft_bytes, draft_compute_s = _draft_work(s, micro, context)
+    decode_kv = micro * kv_seq / (_kv_divisor(s) * pp)
+    prompt_kv = prompts / pp * cached_read
     return _Work(
         batch=batch,
         weight_bytes=_weight_bytes_per_gpu(s, tokens),
-        kv_bytes=micro * kv_seq / (_kv_divisor(s) * pp) + prompts / pp * cached_read,
+        kv_bytes=decode_kv + prompt_kv,
+        kv_read_extra_bytes=decode_kv * (1.0 / s.kv_read(_kv_streams(s, micro), context) - 1.0),
         flop=linear + attn,
         compute_s=linear / s.peak_linear + attn / s.peak_attn,
         comm_s=comm,
@@ -754,10 +777,13 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     prompts = np.where(disagg, 0.0, b * tau / osl)
     hbm = hbm_bw * f.hbm_bandwidth_eff_frac
     eff = np.where(np.asarray(wk.dense) > 0.0, f.dense_compute_eff_frac, f.compute_eff_frac)
+    # decode attention below its large-batch KV-read rate; the draft layer reads one layer's KV
+    kv_extra = wk.kv_read_extra_bytes if f.kv_read_tables else 0.0
+    draft_bytes = wk.draft_bytes + kv_extra * pp / wk.layers
     # MTP draft passes, sequential after the verification pass (one per micro-batch per draft),
     # each one layer's kernels (the model's mean kernel units per layer)
     t_draft = wk.draft_passes * pp * (
-        np.maximum(wk.draft_compute_s / eff, wk.draft_bytes / hbm)
+        np.maximum(wk.draft_compute_s / eff, draft_bytes / hbm)
         + wk.layer_units / wk.layers * f.layer_latency_s)
     if f.operator_tables:
         # GEMM FLOPs at their measured shape-dependent rates (tokens per step, tokens per expert),
@@ -766,14 +792,14 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
         t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / eff + prompts * p_compute / pp
-        t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
+        t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s + prompts * p_link
         t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
         t_compute = wk.compute_s / eff
-        t_memory = (wk.weight_bytes + wk.kv_bytes) / hbm
+        t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
         p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
         p_link = wk.prefill_comm_s / f.comm_eff_frac
