@@ -159,6 +159,23 @@ def test_kv_read_frac_rises_with_streams_and_context_and_saturates() -> None:
     assert kv_read_frac(b200, "mla", 1.0, 1e6) == pytest.approx(kv_read_frac(b200, "mla", 1.0, 131072.0))
     assert kv_read_frac(b200, "mla", 0.25, 4096.0) == pytest.approx(kv_read_frac(b200, "mla", 1.0, 4096.0))
     assert isinstance(kv_read_frac(b200, "gqa", 8.0, 4096.0), float)
+    # a hardware id resolves like the catalog entry
+    assert kv_read_frac("b200", "mla", 4.0, 4096.0) == kv_read_frac(b200, "mla", 4.0, 4096.0)
+
+
+def test_kv_read_frac_series_in_series_out() -> None:
+    import pandas as pd
+
+    b200 = tk.hardware("b200")
+    s = pd.Series([1.0, 16.0], index=["one", "sixteen"])
+    out = kv_read_frac(b200, "mla", s, 65536.0)
+    assert isinstance(out, pd.Series)
+    assert list(out.index) == ["one", "sixteen"]
+    np.testing.assert_allclose(out.to_numpy(), kv_read_frac(b200, "mla", s.to_numpy(), 65536.0))
+    with pytest.raises(ValueError, match="different indexes"):
+        kv_read_frac(b200, "mla", s, pd.Series([4096.0, 8192.0], index=["a", "b"]))
+    with pytest.raises(ValueError, match=r"kv_streams \(shape \(3,\)\) and context_tokens"):
+        kv_read_frac(b200, "mla", np.array([1.0, 2.0, 3.0]), np.array([1024.0, 2048.0]))
 
 
 def test_kv_read_frac_hand_check_at_a_grid_point() -> None:
@@ -192,6 +209,8 @@ def test_kv_read_frac_bad_input() -> None:
         kv_read_frac(b200, "mlaa", 1.0, 4096.0)
     with pytest.raises(KeyError, match="gqa"):
         kv_read_source(b200, "gqa2")
+    with pytest.raises(KeyError, match="b200"):
+        kv_read_frac("b2000", "mla", 1.0, 4096.0)
     for bad in (0.0, -1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="kv_streams"):
             kv_read_frac(b200, "mla", bad, 4096.0)

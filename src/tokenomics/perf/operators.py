@@ -416,34 +416,37 @@ def _kv_read_grid(hardware_id: str, kernel: str) -> tuple[RegularGridInterpolato
     return RegularGridInterpolator(axes, np.log2(values)), source
 
 
-def kv_read_frac(hardware: Hardware, attention_type: str, kv_streams: ArrayLike,
+def kv_read_frac(hardware: Hardware | str, attention_type: str, kv_streams: ArrayLike,
                  context_tokens: ArrayLike) -> Any:
     """Return the fraction of the large-batch KV-read rate a decode-attention call achieves.
 
     Parameters
     ----------
-    hardware : Hardware
-        Catalog hardware (without a measured grid: the median grid of the measured systems).
+    hardware : Hardware or str
+        Catalog hardware or its id (without a measured grid: the median grid of the measured
+        systems).
     attention_type : str
         Model attention type (``"mla"``, ``"csa"``, ``"gqa"``, ``"mha"``).
-    kv_streams : float or array_like
+    kv_streams : float, array_like or pandas.Series
         KV streams per GPU in one call: sequences for MLA and CSA, sequences x KV heads for
         GQA and MHA; values below 1 count as 1.
-    context_tokens : float or array_like
+    context_tokens : float, array_like or pandas.Series
         Context length per sequence [tokens]; broadcast against ``kv_streams``.
 
     Returns
     -------
-    float or numpy.ndarray
+    float, numpy.ndarray or pandas.Series
         ``f`` in (0, 1]: ``log f`` bilinear in ``log2 context`` and ``log2 streams`` on the
         measured grid, held at its edges outside it (1,024-131,072 tokens, 1-8,192 streams).
+        A Series when an input is one (with its index).
 
     Raises
     ------
     KeyError
-        For an unknown attention type, with close matches.
+        For an unknown hardware or attention type, with close matches.
     ValueError
-        If a stream count or context is not a positive finite number.
+        If a stream count or context is not a positive finite number, if the two do not
+        broadcast, or if two Series inputs have different indexes.
 
     Notes
     -----
@@ -453,18 +456,30 @@ def kv_read_frac(hardware: Hardware, attention_type: str, kv_streams: ArrayLike,
 
     Examples
     --------
-    >>> import tokenomics as tk
-    >>> round(kv_read_frac(tk.hardware("b200"), "mla", 1, 131072), 2)
+    >>> round(kv_read_frac("b200", "mla", 1, 131072), 2)
     0.35
     """
     from tokenomics._validate import check_positive, unknown_name_error
 
-    kernel = KV_READ_KERNELS.get(attention_type)
-    if kernel is None:
+    if isinstance(hardware, str):
+        from tokenomics.catalog import hardware as lookup
+
+        hardware = lookup(hardware)
+    if attention_type not in KV_READ_KERNELS:
         raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
     check_positive("kv_streams", kv_streams)
     check_positive("context_tokens", context_tokens)
+    series = [x for x in (kv_streams, context_tokens) if isinstance(x, pd.Series)]
+    if len(series) == 2 and not series[0].index.equals(series[1].index):
+        raise ValueError("kv_streams and context_tokens are Series with different indexes; align them first")
+    try:
+        np.broadcast_shapes(np.shape(kv_streams), np.shape(context_tokens))
+    except ValueError:
+        raise ValueError(f"kv_streams (shape {np.shape(kv_streams)}) and context_tokens (shape "
+                         f"{np.shape(context_tokens)}) do not broadcast") from None
     out = kv_read_grid(hardware, attention_type)(kv_streams, context_tokens)
+    if series:
+        return pd.Series(out, index=series[0].index, name="kv_read_frac")
     return float(out) if out.ndim == 0 else out
 
 
@@ -486,16 +501,32 @@ def kv_read_grid(hardware: Hardware, attention_type: str) -> Any:
     return frac
 
 
-def kv_read_source(hardware: Hardware, attention_type: str) -> str:
+def kv_read_source(hardware: Hardware | str, attention_type: str) -> str:
     """Return the table row source (or derivation) of :func:`kv_read_frac` on a hardware.
+
+    Parameters
+    ----------
+    hardware : Hardware or str
+        Catalog hardware or its id.
+    attention_type : str
+        Model attention type (``"mla"``, ``"csa"``, ``"gqa"``, ``"mha"``).
+
+    Returns
+    -------
+    str
+        The table's source, or ``"derived: median ..."`` for hardware without a measured grid.
 
     Raises
     ------
     KeyError
-        For an unknown attention type, with close matches.
+        For an unknown hardware or attention type, with close matches.
     """
     from tokenomics._validate import unknown_name_error
 
+    if isinstance(hardware, str):
+        from tokenomics.catalog import hardware as lookup
+
+        hardware = lookup(hardware)
     kernel = KV_READ_KERNELS.get(attention_type)
     if kernel is None:
         raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
