@@ -34,8 +34,7 @@ median *fraction of its own catalog peak* over the measured NVIDIA systems (``R_
 ``BW_w / HBM bandwidth``, ``BW_bus / scale-up bandwidth``), ``M_half`` and latencies as the
 median (for decode attention the median grid); :func:`gemm_kernel` says which in ``source``.
 Groups larger than the largest measured one use that group's values; groups that span several
-scale-up domains run over the scale-out
-network at its catalog bandwidth.
+scale-up domains run over the scale-out network at its catalog bandwidth.
 """
 
 from __future__ import annotations
@@ -416,6 +415,20 @@ def _kv_read_grid(hardware_id: str, kernel: str) -> tuple[RegularGridInterpolato
     return RegularGridInterpolator(axes, np.log2(values)), source
 
 
+def _kv_kernel(hardware: Hardware | str, attention_type: str) -> tuple[Hardware, str]:
+    """Catalog hardware and measured grid of an attention type; ``KeyError`` with close matches."""
+    from tokenomics._validate import unknown_name_error
+
+    if isinstance(hardware, str):
+        from tokenomics.catalog import hardware as lookup
+
+        hardware = lookup(hardware)
+    kernel = KV_READ_KERNELS.get(attention_type)
+    if kernel is None:
+        raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
+    return hardware, kernel
+
+
 def kv_read_frac(hardware: Hardware | str, attention_type: str, kv_streams: ArrayLike,
                  context_tokens: ArrayLike) -> Any:
     """Return the fraction of the large-batch KV-read rate a decode-attention call achieves.
@@ -459,14 +472,9 @@ def kv_read_frac(hardware: Hardware | str, attention_type: str, kv_streams: Arra
     >>> round(kv_read_frac("b200", "mla", 1, 131072), 2)
     0.35
     """
-    from tokenomics._validate import check_positive, unknown_name_error
+    from tokenomics._validate import check_positive
 
-    if isinstance(hardware, str):
-        from tokenomics.catalog import hardware as lookup
-
-        hardware = lookup(hardware)
-    if attention_type not in KV_READ_KERNELS:
-        raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
+    hardware, _ = _kv_kernel(hardware, attention_type)
     check_positive("kv_streams", kv_streams)
     check_positive("context_tokens", context_tokens)
     series = [x for x in (kv_streams, context_tokens) if isinstance(x, pd.Series)]
@@ -486,8 +494,26 @@ def kv_read_frac(hardware: Hardware | str, attention_type: str, kv_streams: Arra
 def kv_read_grid(hardware: Hardware, attention_type: str) -> Any:
     """Return ``f(kv_streams, context_tokens)`` of :func:`kv_read_frac` without input checks.
 
-    For hot paths whose inputs are already checked; the attention type must be one of
-    :data:`KV_READ_KERNELS`.
+    For hot paths whose inputs are already checked (the step model resolves it once per setup).
+
+    Parameters
+    ----------
+    hardware : Hardware
+        Catalog hardware.
+    attention_type : str
+        Model attention type, a key of :data:`KV_READ_KERNELS`.
+
+    Returns
+    -------
+    callable
+        ``frac(kv_streams, context_tokens) -> numpy.ndarray``: streams [count] and context
+        [tokens], broadcast together; no checks of their values.
+
+    Raises
+    ------
+    KeyError
+        For an attention type outside :data:`KV_READ_KERNELS` (without close matches: use
+        :func:`kv_read_frac` for checked input).
     """
     grid, _ = _kv_read_grid(hardware.hardware_id, KV_READ_KERNELS[attention_type])
     (c_lo, c_hi), (s_lo, s_hi) = ((float(a[0]), float(a[-1])) for a in grid.grid)
@@ -521,13 +547,5 @@ def kv_read_source(hardware: Hardware | str, attention_type: str) -> str:
     KeyError
         For an unknown hardware or attention type, with close matches.
     """
-    from tokenomics._validate import unknown_name_error
-
-    if isinstance(hardware, str):
-        from tokenomics.catalog import hardware as lookup
-
-        hardware = lookup(hardware)
-    kernel = KV_READ_KERNELS.get(attention_type)
-    if kernel is None:
-        raise unknown_name_error("attention_type", attention_type, tuple(KV_READ_KERNELS))
-    return _kv_read_grid(hardware.hardware_id, kernel)[1]
+    hw, kernel = _kv_kernel(hardware, attention_type)
+    return _kv_read_grid(hw.hardware_id, kernel)[1]
