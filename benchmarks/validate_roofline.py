@@ -23,8 +23,9 @@ Leave-one-model-family-out: every model family's points (DeepSeek, gpt-oss, Llam
 predicted by factors fitted without that family. Both are printed per hardware and per family,
 for the default (plain roofline) model and for the operator-table model
 (``RooflineFactors.operator_tables``: GEMM, grouped-MoE and collective rates measured per shape,
-``data/perf/``), each refitted the same way. The last line gives the default model's two held-out
-medians.
+``data/perf/``), each refitted the same way, and for the model that charges aggregated chunked
+prefill after the decode work (``RooflineFactors.sequential_prefill``). The last line gives the
+default model's two held-out medians.
 
 Run: python benchmarks/validate_roofline.py
 """
@@ -79,10 +80,10 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(model_family=[model_family(tk.model(m)) for m in frame["model_id"]])
 
 
-def _both_holdouts(operator_tables: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _both_holdouts(**model: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Held-out residuals leaving out each hardware, and each model family."""
-    by_hw = calibrate(holdout=True, operator_tables=operator_tables).holdout
-    by_fam = calibrate(holdout=True, operator_tables=operator_tables, holdout_by="family").holdout
+    by_hw = calibrate(holdout=True, **model).holdout
+    by_fam = calibrate(holdout=True, holdout_by="family", **model).holdout
     assert by_hw is not None
     assert by_fam is not None
     return _with_family(by_hw), _with_family(by_fam)
@@ -194,10 +195,13 @@ def main() -> None:
     print(f"project_curve default (frontier search, {default['config'].nunique()} configs, best-practice "
           f"precisions): {1e3 * t_default:.1f} ms = {t_default / t_step:.0f}x one decode-step evaluation")
 
-    print("\nLEAVE-ONE-MODEL-FAMILY-OUT and the operator-table model (same points, same fit):")
+    print("\nLEAVE-ONE-MODEL-FAMILY-OUT, the operator-table model and sequential chunked prefill "
+          "(same points, same fit):")
     results = {}
-    for label, ops in (("default (plain roofline)", False), ("operator tables", True)):
-        hw_out, fam_out = _both_holdouts(ops)
+    variants = (("default (plain roofline)", {}), ("operator tables", {"operator_tables": True}),
+                ("sequential chunked prefill", {"sequential_prefill": True}))
+    for label, model in variants:
+        hw_out, fam_out = _both_holdouts(**model)
         results[label] = (hw_out, fam_out)
         print(f"\n[{label}] leave-one-hardware-out, per hardware:")
         t_hw = _pct(error_summary(hw_out))

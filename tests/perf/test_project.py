@@ -419,9 +419,12 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
 # that makes the projection worse fails here. (103 points: 50 mostly DeepSeek-R1, 36 gpt-oss-120b
 # InferenceX sweep points, 17 MLPerf Llama 3.1 405B points; on the first 86 the fit before the
-# dense decode efficiency and the MLPerf points gave 0.250.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.268
+# dense decode efficiency and the MLPerf points gave 0.250; with the MoE decode-compute prior
+# at 0.4 instead of the measured kernel ceiling, 0.255.)
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.242
 PINNED_TOLERANCE = 0.05
+# The same, each model family held out in turn (0.438 with the prior at 0.4).
+PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.329
 
 
 def test_excluded_sources_are_listed_with_reasons(calibration: tk.Calibration) -> None:
@@ -500,6 +503,14 @@ def test_leave_one_hardware_out_error_is_pinned(calibration: tk.Calibration) -> 
     assert calibration.holdout is not None
     summary = error_summary(calibration.holdout)
     assert summary.loc["overall", "median_abs_error_frac"] <= PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC + PINNED_TOLERANCE
+
+
+@pytest.mark.slow
+def test_leave_one_model_family_out_error_is_pinned() -> None:
+    held = calibrate(holdout=True, holdout_by="family").holdout
+    assert held is not None
+    median = float(held["error_frac"].abs().median())
+    assert median <= PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC + PINNED_TOLERANCE
 
 
 def test_projection_without_factors_uses_calibration() -> None:

@@ -91,6 +91,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.perf.configs import UNCALIBRATED_BAND
 from tokenomics.perf.factors import (
     FITTED_FACTORS,
+    SWITCHES,
     RooflineFactors,
     default_factors,
     scope_chain,
@@ -748,8 +749,7 @@ def _merge(fitted: RooflineFactors, hardware: Hardware | None, source: str) -> R
     """Fitted factors with the stated (unfitted) defaults of the hardware's scope chain."""
     base = default_factors(hardware)
     update: dict[str, object] = {k: getattr(fitted, k) for k in FITTED_FACTORS}
-    update["operator_tables"] = fitted.operator_tables
-    update["kv_read_tables"] = fitted.kv_read_tables
+    update.update({k: getattr(fitted, k) for k in SWITCHES})
     return base.model_copy(update={**update, "source": source})
 
 
@@ -870,7 +870,7 @@ OPERATOR_PRIOR: dict[str, object] = {"operator_tables": True, "compute_eff_frac"
 
 
 def _calibrate_cases(
-    cases: list[_Case], min_points: int, operator_tables: bool = False
+    cases: list[_Case], min_points: int, operator_tables: bool = False, sequential_prefill: bool = False
 ) -> tuple[dict[str, RooflineFactors], dict[str, int]]:
     fitted: dict[str, RooflineFactors] = {}
     counts: dict[str, int] = {}
@@ -880,6 +880,8 @@ def _calibrate_cases(
     prior0 = default_factors(None)
     if operator_tables:
         prior0 = prior0.model_copy(update=OPERATOR_PRIOR)
+    if sequential_prefill:
+        prior0 = prior0.model_copy(update={"sequential_prefill": True})
     fitted["global"] = _fit(cases, prior0, "calibrated on global")
     for level in (1, 0):  # vendor, then family
         groups: dict[str, list[_Case]] = {}
@@ -969,6 +971,7 @@ def calibrate(
     excluded_sources: Iterable[tuple[str, str]] | None = None,
     operator_tables: bool = False,
     holdout_by: str = "hardware",
+    sequential_prefill: bool = False,
 ) -> Calibration:
     """Fit the roofline efficiency factors to measured curve points, per hardware family.
 
@@ -996,6 +999,9 @@ def calibrate(
     holdout_by : str
         What ``holdout`` leaves out in turn: ``"hardware"`` (each hardware type) or
         ``"family"`` (each model family, :func:`model_family`).
+    sequential_prefill : bool
+        Fit the model that charges aggregated chunked prefill after the decode work
+        (:attr:`RooflineFactors.sequential_prefill`).
 
     Returns
     -------
@@ -1027,7 +1033,7 @@ def calibrate(
     keep, dropped = _screen(points, frontier_only, sources)
     excluded = set(exclude_hardware)
     cases = [c for c in _cases(points, keep) if c.hardware.hardware_id not in excluded]
-    fitted, counts = _calibrate_cases(cases, min_points, operator_tables)
+    fitted, counts = _calibrate_cases(cases, min_points, operator_tables, sequential_prefill)
     cal = Calibration(fitted=fitted, points=counts, residuals=pd.DataFrame(), holdout=None,
                       band=(0.0, 0.0), excluded=dropped)
     cal.residuals = _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
@@ -1039,7 +1045,7 @@ def calibrate(
         for group in sorted({key(c) for c in cases}):
             train = [c for c in cases if key(c) != group]
             test = [c for c in cases if key(c) == group]
-            f_tr, n_tr = _calibrate_cases(train, min_points, operator_tables)
+            f_tr, n_tr = _calibrate_cases(train, min_points, operator_tables, sequential_prefill)
             sub = Calibration(fitted=f_tr, points=n_tr, residuals=pd.DataFrame(), holdout=None,
                               band=(0.0, 0.0))
             parts.append(_table(test, {c.row: sub.factors_for(c.hardware) for c in test}))
@@ -1092,7 +1098,7 @@ def calibration_table(calibration: Calibration) -> pd.DataFrame:
     """
     rows: list[dict[str, object]] = []
     for scope, f in calibration.fitted.items():
-        for name, value in f.model_dump(exclude={"source", "operator_tables", "kv_read_tables"}).items():
+        for name, value in f.model_dump(exclude={"source", *SWITCHES}).items():
             note = "fitted" if name in FITTED_FACTORS else "stated default (not fitted)"
             rows.append({"scope": scope, "parameter": name, "value": float(value),
                          "unit": _UNITS.get(name, "fraction"), "note": note})

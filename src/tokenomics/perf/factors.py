@@ -30,6 +30,10 @@ FITTED_FACTORS: Final[tuple[str, ...]] = (
 )
 """Factors that :func:`~tokenomics.perf.calibrate` fits; the others stay at their default."""
 
+SWITCHES: Final[tuple[str, ...]] = ("operator_tables", "kv_read_tables", "sequential_prefill")
+"""Boolean model choices of :class:`RooflineFactors` (not numbers: neither fitted nor in the
+factor tables)."""
+
 
 class RooflineFactors(BaseModel):
     """Achieved fractions of peak rates and fixed costs of one hardware family.
@@ -77,6 +81,13 @@ class RooflineFactors(BaseModel):
         few sequences or short contexts reach (:func:`tokenomics.perf.operators.kv_read_frac`);
         ``hbm_bandwidth_eff_frac`` is then the large-batch efficiency. Default ``True``;
         ``False`` streams every KV byte at ``hbm_bandwidth_eff_frac``.
+    sequential_prefill : bool
+        Aggregated serving: charge the chunked-prefill share a decode step carries after the
+        step's decode work, ``max(t_compute, t_memory) + t_prefill_chunk`` (prefill and decode
+        as separate forward passes). Default ``False``: its FLOPs run under the step's weight
+        and KV reads, ``max(t_compute + t_prefill_chunk, t_memory)`` (one mixed batch;
+        :mod:`tokenomics.perf.step`). Refitted with ``True``, the fixed-sequence held-out
+        errors fall and the agentic ones rise (``benchmarks/validate_roofline.py`` prints it).
     source : str
         Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
         points"``, ``"inherited from vendor nvidia"``...).
@@ -100,6 +111,7 @@ class RooflineFactors(BaseModel):
     usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
     operator_tables: bool = False
     kv_read_tables: bool = True
+    sequential_prefill: bool = False
     source: str = "default"
 
     @classmethod
@@ -128,6 +140,7 @@ class RooflineFactors(BaseModel):
             usable_hbm_frac=1.0,
             operator_tables=False,
             kv_read_tables=False,
+            sequential_prefill=False,
             source="ideal",
         )
 
@@ -154,7 +167,7 @@ def default_factor_table() -> pd.DataFrame:
         If a row names a parameter that :class:`RooflineFactors` does not have.
     """
     table = pd.read_csv(_factors_path(), dtype={"scope": str, "parameter": str})
-    known = set(RooflineFactors.model_fields) - {"source", "operator_tables", "kv_read_tables"}
+    known = set(RooflineFactors.model_fields) - {"source", *SWITCHES}
     for name in table["parameter"]:
         if name not in known:
             raise unknown_name_error("roofline factor", name, known)

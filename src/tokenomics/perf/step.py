@@ -66,9 +66,11 @@ Assumptions (stated once, here):
 
       t_stage = max(t_compute + t_prefill_chunk, t_memory) + t_comm + t_prefill_comm
 
-  so prefill work stretches TPOT (a user sees ``t_step / tokens_per_step``) and lowers
-  requests/s ``= B x tokens_per_step / (OSL x t_step)``. TTFT is the prefill time of the request
-  alone (queueing ignored).
+  ``RooflineFactors(sequential_prefill=True)`` charges the chunk after the decode work instead,
+  ``max(t_compute, t_memory) + t_prefill_chunk`` (prefill and decode as separate forward
+  passes, SGLang's default schedule): the upper bound. Prefill work stretches TPOT (a user sees
+  ``t_step / tokens_per_step``) and lowers requests/s ``= B x tokens_per_step / (OSL x t_step)``.
+  TTFT is the prefill time of the request alone (queueing ignored).
 * Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
   parallelism and batches prompts, so its weight reads are amortised: one request costs the
   pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
@@ -791,10 +793,9 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         # at the fitted HBM efficiency; collectives at measured bus bandwidths and latencies
         p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
-        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / eff + prompts * p_compute / pp
+        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / eff
         t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
-        t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s + prompts * p_link
-        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
+        t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
@@ -803,11 +804,18 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
         p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
         p_link = wk.prefill_comm_s / f.comm_eff_frac
-        t_compute = t_compute + prompts * p_compute / pp
-        t_comm = t_comm + prompts * p_link
-        t_step = pp * (np.maximum(t_compute, t_memory) + t_comm) + fixed + t_draft
         p_comm = p_link + wk.prefill_collectives * f.collective_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
+    # the step's chunked-prefill share: its FLOPs under the decode step's weight and KV reads,
+    # or after the decode work (sequential_prefill); its activations cross the links
+    t_chunk = prompts * p_compute / pp
+    t_comm = t_comm + prompts * p_link
+    if f.sequential_prefill:
+        t_stage = np.maximum(t_compute, t_memory) + t_chunk + t_comm
+    else:
+        t_stage = np.maximum(t_compute + t_chunk, t_memory) + t_comm
+    t_compute = t_compute + t_chunk
+    t_step = pp * t_stage + fixed + t_draft
     ttft = pp * t_p  # the request passes the pipeline stages one after another
     rate = b * tau / (osl * t_step)
     tpot = t_step / tau

@@ -1,0 +1,88 @@
+"""The roofline's stated default factors and its model switches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tokenomics as tk
+from tokenomics.catalog import data_dir
+from tokenomics.perf import RooflineFactors, ServingConfig, default_factor_table, roofline_points
+
+# served MoE precision per hardware family: FP4 on Blackwell and Blackwell Ultra, FP8 on Hopper
+SERVED = {"h100-sxm": "fp8", "h200-sxm": "fp8", "b200": "fp4", "b300": "fp4", "gb200-nvl72": "fp4",
+          "gb300-nvl72": "fp4"}
+
+
+def test_moe_decode_compute_prior_is_the_median_measured_kernel_ceiling() -> None:
+    kernels = pd.read_csv(data_dir() / "perf" / "operator_efficiency.csv")
+    moe = kernels[kernels["operator"] == "moe"]
+    ratios = []
+    for hw, prec in SERVED.items():
+        row = moe[(moe["hardware_id"] == hw) & (moe["precision"] == prec)]
+        assert len(row) == 1
+        ratios.append(float(row["max_tflops"].iloc[0]) / tk.hardware(hw).dense_tflops(prec))
+    # e.g. B200: 1,484 TFLOP/s grouped FP4 GEMM over its 9,000 dense FP4 peak = 0.165
+    assert min(ratios) > 0.05
+    assert max(ratios) < 0.5
+    table = default_factor_table()
+    row = table[(table["scope"] == "global") & (table["parameter"] == "compute_eff_frac")]
+    assert float(row["value"].iloc[0]) == pytest.approx(float(np.median(ratios)), abs=5e-4)
+    assert "operator_efficiency.csv" in row["source"].iloc[0]
+
+
+def test_switches_are_not_factor_table_rows() -> None:
+    from tokenomics.perf.factors import SWITCHES
+
+    names = set(default_factor_table()["parameter"])
+    assert not names & set(SWITCHES)
+    assert set(SWITCHES) <= set(RooflineFactors.model_fields)
+
+
+# --- sequential chunked prefill ---------------------------------------------------------------
+
+CFG = ServingConfig(tp=1, weight_precision="fp8", kv_precision="fp8")
+
+
+def _step(f: RooflineFactors, batch: float, isl: float, osl: float, **cfg: object) -> pd.Series:
+    config = CFG.model_copy(update=cfg)
+    return roofline_points("llama-3.1-8b", "h100", [batch], isl_tokens=isl, osl_tokens=osl, config=config,
+                           factors=f, check_capacity=False).iloc[0]
+
+
+@pytest.mark.parametrize("batch", [4.0, 64.0])
+def test_sequential_prefill_adds_the_chunk_after_the_decode_work(batch: float) -> None:
+    base = RooflineFactors(kv_read_tables=False)
+    seq = base.model_copy(update={"sequential_prefill": True})
+    isl, osl = 8192.0, 512.0
+    decode = _step(base, batch, isl, osl, disaggregated=True)  # the same step with no prefill share
+    t_c, t_m = float(decode["compute_time_s"]), float(decode["memory_time_s"])
+    fixed = float(decode["overhead_time_s"])
+    # hand calculation of the chunk: B / OSL prompts of ISL tokens per step, the linear FLOPs per
+    # token plus causal attention, at the prefill efficiency of the FP8 peak (TP1: no links)
+    a = tk.perf._arch.arch(tk.model("llama-3.1-8b"))
+    flop = a.linear_flop_per_token * isl + a.prefill_attn_flop_per_pair * isl * (isl + 1.0) / 2.0
+    peak = tk.hardware("h100").dense_tflops("fp8") * 1e12
+    t_chunk = batch / osl * flop / (peak * base.prefill_compute_eff_frac)
+    on = _step(seq, batch, isl, osl)
+    off = _step(base, batch, isl, osl)
+    assert float(on["step_time_s"]) == pytest.approx(max(t_c, t_m) + t_chunk + fixed, rel=1e-3)
+    assert float(off["step_time_s"]) == pytest.approx(max(t_c + t_chunk, t_m) + fixed, rel=1e-3)
+    assert float(on["step_time_s"]) >= float(off["step_time_s"])
+    # both report the chunk as compute, and the TTFT of a request alone is unchanged
+    assert float(on["compute_time_s"]) == pytest.approx(float(off["compute_time_s"]))
+    assert float(on["ttft_s"]) == pytest.approx(float(off["ttft_s"]))
+
+
+def test_sequential_prefill_changes_nothing_when_disaggregated() -> None:
+    base = RooflineFactors()
+    seq = base.model_copy(update={"sequential_prefill": True})
+    a = _step(base, 32.0, 8192.0, 1024.0, disaggregated=True)
+    b = _step(seq, 32.0, 8192.0, 1024.0, disaggregated=True)
+    assert float(a["step_time_s"]) == float(b["step_time_s"])
+
+
+def test_sequential_prefill_is_off_by_default_and_in_ideal() -> None:
+    assert not RooflineFactors().sequential_prefill
+    assert not RooflineFactors.ideal().sequential_prefill
