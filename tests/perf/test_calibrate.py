@@ -48,3 +48,12 @@ def test_int4_checkpoint_is_weight_only_everywhere() -> None:
     fields = _read_config(_row("int4"), tk.model("kimi-k2.5"), tk.hardware("b200"))
     assert fields["activation_precision"] == "bf16"
     assert fields["kv_precision"] == "bf16"
+
+
+@pytest.mark.parametrize("name", ["sequential_prefill", "operator_tables", "holdout", "frontier_only"])
+@pytest.mark.parametrize("value", ["no", 1, None])
+def test_calibrate_switches_must_be_bools(name: str, value: object) -> None:
+    from tokenomics.perf import calibrate
+
+    with pytest.raises(ValueError, match=rf"{name}={value!r} must be True or False"):
+        calibrate(pd.DataFrame(), **{name: value})  # type: ignore[arg-type]

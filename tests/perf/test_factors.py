@@ -86,3 +86,56 @@ def test_sequential_prefill_changes_nothing_when_disaggregated() -> None:
 def test_sequential_prefill_is_off_by_default_and_in_ideal() -> None:
     assert not RooflineFactors().sequential_prefill
     assert not RooflineFactors.ideal().sequential_prefill
+
+
+def test_class_defaults_are_the_global_rows_of_the_factor_table() -> None:
+    table = default_factor_table()
+    glob = table[table["scope"] == "global"]
+    plain = RooflineFactors()
+    assert len(glob) >= 8
+    for name, value in zip(glob["parameter"], glob["value"], strict=True):
+        assert getattr(plain, name) == pytest.approx(float(value)), name
+
+
+# --- a stored calibration keeps its model switches ---------------------------------------------
+
+
+def _stored(tmp_path: object, f: RooflineFactors) -> tuple[str, tk.Calibration]:
+    from pathlib import Path
+
+    from tokenomics.perf import Calibration, load_calibration, write_calibrated_factors
+
+    cal = Calibration(fitted={"global": f}, points={"global": 3}, residuals=pd.DataFrame(), holdout=None,
+                      band=(0.8, 1.2))
+    path = write_calibrated_factors(Path(str(tmp_path)) / "cal.csv", cal)
+    return path.read_text(encoding="utf-8"), load_calibration(path)
+
+
+def test_a_switched_calibration_round_trips(tmp_path: object) -> None:
+    text, back = _stored(tmp_path, RooflineFactors(sequential_prefill=True, hbm_bandwidth_eff_frac=0.61))
+    f = back.fitted["global"]
+    assert f.sequential_prefill
+    assert f.hbm_bandwidth_eff_frac == pytest.approx(0.61)
+    assert "with sequential_prefill=True" in text
+    assert "global,sequential_prefill,1.0,bool" in text
+
+
+def test_a_default_calibration_stores_no_switch_rows(tmp_path: object) -> None:
+    from tokenomics.perf.factors import SWITCHES
+
+    text, back = _stored(tmp_path, RooflineFactors())
+    assert "default arguments" in text
+    assert not any(f",{name}," in text for name in SWITCHES)
+    assert not back.fitted["global"].sequential_prefill
+
+
+def test_a_switch_row_that_is_not_one_or_zero_names_file_and_field(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from tokenomics.perf import load_calibration
+
+    text, _ = _stored(tmp_path, RooflineFactors(sequential_prefill=True))
+    bad = Path(str(tmp_path)) / "bad.csv"
+    bad.write_text(text.replace("global,sequential_prefill,1.0", "global,sequential_prefill,0.5"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.csv: scope global, sequential_prefill=0.5"):
+        load_calibration(bad)

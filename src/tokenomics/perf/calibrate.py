@@ -1011,7 +1011,8 @@ def calibrate(
     Raises
     ------
     ValueError
-        If ``min_points`` is below 1.
+        If ``min_points`` is below 1, or a switch (``holdout``, ``frontier_only``,
+        ``operator_tables``, ``sequential_prefill``) is not a bool.
 
     Notes
     -----
@@ -1025,6 +1026,11 @@ def calibrate(
     """
     if min_points < 1:
         raise ValueError(f"min_points={min_points} must be >= 1")
+    flags = {"holdout": holdout, "frontier_only": frontier_only, "operator_tables": operator_tables,
+             "sequential_prefill": sequential_prefill}
+    for name, flag in flags.items():
+        if not isinstance(flag, bool | np.bool_):
+            raise ValueError(f"{name}={flag!r} must be True or False")
     if holdout_by not in ("hardware", "family"):
         raise ValueError(f"holdout_by={holdout_by!r} must be 'hardware' or 'family'")
     if points is None:
@@ -1080,6 +1086,11 @@ def calibrated_factors_path() -> Path:
     return data_dir() / "roofline" / "calibrated_factors.csv"
 
 
+def _switches_set(f: RooflineFactors) -> list[str]:
+    """Return the model switches of ``f`` that differ from their defaults."""
+    return [k for k in SWITCHES if bool(getattr(f, k)) != RooflineFactors.model_fields[k].default]
+
+
 def calibration_table(calibration: Calibration) -> pd.DataFrame:
     """Return a calibration's factors, point counts and band as a tidy table.
 
@@ -1092,7 +1103,8 @@ def calibration_table(calibration: Calibration) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``scope, parameter, value, unit, note``: every :class:`RooflineFactors` field of
-        each fitted scope (fitted or stated default, said in ``note``), ``measured_points`` of
+        each fitted scope (fitted or stated default, said in ``note``; a model switch such as
+        ``sequential_prefill`` only where it is not its default, value 1 or 0), ``measured_points`` of
         every scope [count], and scope ``band`` with ``throughput_low_ratio`` and
         ``throughput_high_ratio`` (p10 and p90 of measured / projected throughput).
     """
@@ -1102,6 +1114,9 @@ def calibration_table(calibration: Calibration) -> pd.DataFrame:
             note = "fitted" if name in FITTED_FACTORS else "stated default (not fitted)"
             rows.append({"scope": scope, "parameter": name, "value": float(value),
                          "unit": _UNITS.get(name, "fraction"), "note": note})
+        for name in _switches_set(f):
+            rows.append({"scope": scope, "parameter": name, "value": float(getattr(f, name)),
+                         "unit": "bool", "note": "model switch (not its default)"})
     for scope, n in calibration.points.items():
         note = "own fit" if scope in calibration.fitted else "too few points: inherits its parent scope"
         rows.append({"scope": scope, "parameter": "measured_points", "value": int(n),
@@ -1143,8 +1158,11 @@ def write_calibrated_factors(path: Path | str | None = None, calibration: Calibr
     if cal.holdout is not None and len(cal.holdout):
         med = float(error_summary(cal.holdout).loc["overall", "median_abs_error_frac"])
         held = f"; leave-one-hardware-out median abs throughput error {med:.3f}"
+    switched = sorted({k for f in cal.fitted.values() for k in _switches_set(f)})
+    how = "default arguments" if not switched else "with " + ", ".join(f"{k}=True" if not
+          RooflineFactors.model_fields[k].default else f"{k}=False" for k in switched)
     header = [
-        "Roofline efficiency factors fitted by tokenomics.perf.calibrate() (default arguments) to the",
+        f"Roofline efficiency factors fitted by tokenomics.perf.calibrate() ({how}) to the",
         "bundled measured curves (data/curves/measured_points.csv); read by bundled_calibration().",
         f"produced: {datetime.date.today().isoformat()}; tokenomics {__version__}; measured points used: "
         f"{len(cal.residuals)} ({len(cal.excluded)} left out){held}",
@@ -1176,7 +1194,7 @@ def load_calibration(path: Path | str | None = None) -> Calibration:
     KeyError
         If it names a parameter :class:`RooflineFactors` does not have.
     ValueError
-        If the band rows are missing.
+        If the band rows are missing, or a model switch row is not 1 or 0.
     """
     src = Path(path) if path is not None else calibrated_factors_path()
     if not src.is_file():
@@ -1198,8 +1216,13 @@ def load_calibration(path: Path | str | None = None) -> Calibration:
         for name in values:
             if name not in known:
                 raise unknown_name_error("roofline factor", name, known)
-        if values:
-            fitted[str(scope)] = RooflineFactors(**values, source=f"calibrated on {scope}")
+        fields: dict[str, object] = dict(values)
+        for name in set(values) & set(SWITCHES):
+            if values[name] not in (0.0, 1.0):
+                raise ValueError(f"{src}: scope {scope}, {name}={values[name]!r}: a model switch is 1 or 0")
+            fields[name] = values[name] == 1.0
+        if fields:
+            fitted[str(scope)] = RooflineFactors(**fields, source=f"calibrated on {scope}")
     if set(band) != set(_BAND_PARAMETERS):
         raise ValueError(f"{src} lacks the band rows {_BAND_PARAMETERS}; rewrite it with: {REGENERATE_COMMAND}")
     produced = next((c for c in comments if c.startswith("produced:")), "date not stated")

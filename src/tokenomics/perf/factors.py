@@ -101,7 +101,7 @@ class RooflineFactors(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     hbm_bandwidth_eff_frac: float = Field(0.75, gt=0.0, le=1.0)
-    compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
+    compute_eff_frac: float = Field(0.163, gt=0.0, le=1.0)
     dense_compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
     prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0)
     comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0)

@@ -15,7 +15,8 @@ by fixed-point iteration, for
   (:func:`~tokenomics.perf.step.chunked_prefill_time_s`, only the uncached tokens):
   ``t_step = t_mixed + B x tau / OSL x t_context``. ``t_mixed`` is the aggregated step of
   :func:`~tokenomics.perf.step.roofline_points` (decode attention reads the full context) with
-  the prompts' linear layers inside its matrix multiplies, under its weight and KV reads;
+  the prompts' linear layers inside its matrix multiplies, under its weight and KV reads (after
+  its decode work with ``RooflineFactors.sequential_prefill``);
   ``t_context`` is the long-context part, attention quadratic in the context run after (not
   under) the decode kernels and every chunk re-reading (MLA: up-projecting) its prefix. TTFT
   without queueing is the request's own

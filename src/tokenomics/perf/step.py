@@ -68,9 +68,9 @@ Assumptions (stated once, here):
 
   ``RooflineFactors(sequential_prefill=True)`` charges the chunk after the decode work instead,
   ``max(t_compute, t_memory) + t_prefill_chunk`` (prefill and decode as separate forward
-  passes, SGLang's default schedule): the upper bound. Prefill work stretches TPOT (a user sees
-  ``t_step / tokens_per_step``) and lowers requests/s ``= B x tokens_per_step / (OSL x t_step)``.
-  TTFT is the prefill time of the request alone (queueing ignored).
+  passes, SGLang's default schedule): the upper bound of the step time. Prefill work stretches
+  TPOT (a user sees ``t_step / tokens_per_step``) and lowers requests/s ``= B x tokens_per_step
+  / (OSL x t_step)``. TTFT is the prefill time of the request alone (queueing ignored).
 * Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
   parallelism and batches prompts, so its weight reads are amortised: one request costs the
   pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
@@ -1188,8 +1188,9 @@ def roofline_points(
         throughput/GPU   = (ISL + OSL) x R / (tp x pp)       (input + output, like InferenceX)
 
     Aggregated serving (the default): ``t_s`` is a mixed step that also carries the chunked
-    prefill of the ``B x tau / OSL`` prompts it completes (module notes), so prefill work
-    lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure decode step
+    prefill of the ``B x tau / OSL`` prompts it completes (module notes; under the decode
+    step's reads, or after its decode work with ``RooflineFactors.sequential_prefill``), so
+    prefill work lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure decode step
     and the prefill pool is sized to ``R x t_pool x tp x pp`` accelerators (fractional;
     ``t_pool`` = prefill FLOP and link time of one request, weight reads amortised over the
     pool's batch); total throughput is divided by all accelerators, output by decode ones, input
@@ -1225,8 +1226,9 @@ def roofline_points(
         throughput_tok_per_s_per_gpu, input_throughput_tok_per_s_per_gpu,
         output_throughput_tok_per_s_per_gpu, num_gpus, num_prefill_gpus, num_decode_gpus``, the
         step breakdown (``step_time_s, compute_time_s, memory_time_s, comm_time_s,
-        overhead_time_s, weight_bytes_per_gpu, kv_bytes_per_gpu, flop_per_gpu``), ``bound``
-        (``"memory"`` or ``"compute"``) and ``max_concurrency``.
+        overhead_time_s, weight_bytes_per_gpu, kv_bytes_per_gpu, flop_per_gpu``;
+        ``compute_time_s`` includes the chunked-prefill share), ``bound`` (``"memory"`` or
+        ``"compute"``: the larger of those two times) and ``max_concurrency``.
 
     Raises
     ------
