@@ -1159,8 +1159,8 @@ def write_calibrated_factors(path: Path | str | None = None, calibration: Calibr
         med = float(error_summary(cal.holdout).loc["overall", "median_abs_error_frac"])
         held = f"; leave-one-hardware-out median abs throughput error {med:.3f}"
     switched = sorted({k for f in cal.fitted.values() for k in _switches_set(f)})
-    how = "default arguments" if not switched else "with " + ", ".join(f"{k}=True" if not
-          RooflineFactors.model_fields[k].default else f"{k}=False" for k in switched)
+    how = "default arguments" if not switched else "with " + ", ".join(
+        f"{k}={not RooflineFactors.model_fields[k].default}" for k in switched)
     header = [
         f"Roofline efficiency factors fitted by tokenomics.perf.calibrate() ({how}) to the",
         "bundled measured curves (data/curves/measured_points.csv); read by bundled_calibration().",

@@ -1190,8 +1190,8 @@ def roofline_points(
     Aggregated serving (the default): ``t_s`` is a mixed step that also carries the chunked
     prefill of the ``B x tau / OSL`` prompts it completes (module notes; under the decode
     step's reads, or after its decode work with ``RooflineFactors.sequential_prefill``), so
-    prefill work lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure decode step
-    and the prefill pool is sized to ``R x t_pool x tp x pp`` accelerators (fractional;
+    prefill work lowers both R and the interactivity. Disaggregated serving: ``t_s`` is a pure
+    decode step and the prefill pool is sized to ``R x t_pool x tp x pp`` accelerators (fractional;
     ``t_pool`` = prefill FLOP and link time of one request, weight reads amortised over the
     pool's batch); total throughput is divided by all accelerators, output by decode ones, input
     by prefill ones.
