@@ -172,3 +172,14 @@ def test_positions_inside_a_chunk_count_in_the_whole_array():
             check_fraction("x_frac", np.array([0.5, 60.0]))
     with chunk_of([1, 2], [3, 4]):  # a 2-d block starting at row 1, column 2: element (2, 3) is 11 in C order
         assert position_phrase(np.array([[False, False], [False, True]]), (2, 2)).startswith(" at position 11 of 12")
+
+
+@pytest.mark.parametrize("value", [float("nan"), -1.0, 0, np.float64("inf")])
+def test_plain_scalars_out_of_range_are_errors(value):
+    with pytest.raises(ValueError, match="x"):
+        check_positive("x", value)
+
+
+def test_an_integer_too_large_for_a_float_is_a_value_error():
+    with pytest.raises(ValueError, match=r"x: the integer 1000.*401 digits"):
+        check_positive("x", 10**400)

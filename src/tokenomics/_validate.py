@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -231,6 +232,9 @@ def _as_float_array(value: Any) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
+_PLAIN_SCALARS = (float, int, np.float64)
+
+
 def check_range(
     name: str,
     value: Any,
@@ -263,6 +267,15 @@ def check_range(
         allowed range; a boolean or a string (:func:`check_numeric`) is a
         :class:`NotANumberError`, a ``ValueError`` that is also a ``TypeError``.
     """
+    if type(value) in _PLAIN_SCALARS:  # the common in-range scalar, without building an array
+        try:
+            v = float(value)
+        except OverflowError:
+            raise ValueError(f"{name}: the integer {str(value)[:20]}... ({len(str(value))} digits) is too "
+                             "large for a float") from None
+        if (not math.isnan(v) and (low is None or (v >= low if low_inclusive else v > low))
+                and (high is None or (v <= high if high_inclusive else v < high))):
+            return  # NaN, and every value out of range, fall through to the message
     check_numeric(name, value)
     try:
         arr = _as_float_array(value)

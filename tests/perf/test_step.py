@@ -108,3 +108,29 @@ def test_dense_and_moe_decode_compute_efficiencies_apply_to_their_own_class() ->
         assert decode > 0.1 * base
         assert compute_s({own: 0.25}) == pytest.approx(base + 3.0 * decode, rel=1e-9)
         assert compute_s({other: 0.25}) == pytest.approx(base, rel=1e-12)
+
+
+def test_stacked_sweeps_equal_each_sweep_alone() -> None:
+    # the searches evaluate every configuration in one pass: each point must equal its own
+    # configuration's evaluation (mixed parallelism, DP-attention groups, pipeline stages, MTP,
+    # disaggregation and KV precisions)
+    from tokenomics.perf.step import _resolve, _stack, _work, _work_many
+
+    m, hw = tk.model("deepseek-r1"), tk.hardware("gb200")
+    cfgs = [
+        ServingConfig(tp=8, ep=8, weight_precision="fp4", dp_attention=True),
+        ServingConfig(tp=16, ep=16, weight_precision="fp4", dp_attention=True, attention_tp=4,
+                      mtp_draft_tokens=3, mtp_acceptance_frac=0.7, disaggregated=True),
+        ServingConfig(tp=4, pp=2, weight_precision="fp4", kv_precision="bf16"),
+        ServingConfig(tp=8, weight_precision="fp8", mtp_draft_tokens=1, mtp_acceptance_frac=0.8),
+    ]
+    setups = [_resolve(m, hw, c, None) for c in cfgs]
+    grids = [np.asarray([1.0, 8.0, 64.0]), np.asarray([4.0]), np.asarray([2.0, 512.0]),
+             np.asarray([1.0, 3.0, 9.0, 27.0])]
+    for cached in (0.0, 4096.0):
+        one_by_one = _stack([_work(s, g, 8192.0, 1024.0, cached) for s, g in zip(setups, grids, strict=True)])
+        together = _work_many(setups, grids, 8192.0, 1024.0, cached)
+        for name in one_by_one.__dataclass_fields__:
+            np.testing.assert_allclose(getattr(together, name), getattr(one_by_one, name), rtol=1e-13, err_msg=name)
+    with pytest.raises(ValueError, match="one model and hardware"):
+        _work_many([setups[0], _resolve("deepseek-r1", "b200", cfgs[0], None)], grids[:2], 8192.0, 1024.0)

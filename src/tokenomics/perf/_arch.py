@@ -120,6 +120,11 @@ def _attn_flop_per_pair(m: Model, *, decode: bool) -> float:
     return 2.0 * heads * (m.head_dim + v)
 
 
+_ARCHS: dict[int, tuple[Model, Arch]] = {}
+"""Derived counts by model identity: models are frozen, and each entry keeps its model so that
+its identity is not reused while cached."""
+
+
 def arch(m: Model) -> Arch:
     """Return the derived counts of a model.
 
@@ -138,6 +143,18 @@ def arch(m: Model) -> Arch:
     ValueError
         If the MoE fields are inconsistent or the active parameters exceed the total.
     """
+    hit = _ARCHS.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    a = _derive(m)
+    if len(_ARCHS) >= 1024:
+        _ARCHS.clear()
+    _ARCHS[id(m)] = (m, a)
+    return a
+
+
+def _derive(m: Model) -> Arch:
+    """:func:`arch`, uncached."""
     total = m.total_params_b * _BILLION
     active = m.active_params_b * _BILLION
     embedding = float(m.vocab_size * m.hidden_size)

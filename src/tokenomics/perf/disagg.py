@@ -69,9 +69,8 @@ from tokenomics.perf.step import (
     _check_lengths,
     _points,
     _resolve,
-    _stack,
     _times,
-    _work,
+    _work_many,
     max_concurrency,
 )
 from tokenomics.units import BYTES_PER_GB
@@ -951,7 +950,7 @@ def _best_prefill(m: Model, hw: Hardware, isl_tokens: float, cached_tokens: floa
             held = []
         else:
             ones = np.ones(1)
-            pts = _times(_stack([_work(s, ones, isl_tokens, 1.0, cached) for _, s in held]), f,
+            pts = _times(_work_many([s for _, s in held], [ones] * len(held), isl_tokens, 1.0, cached), f,
                          hw.hbm_bandwidth_bytes_per_s)
             g_all = pts["num_prefill_gpus"] / pts["requests_per_s"]
             scored = [(float(g_all[i]), float(pts["ttft_s"][i]), cfg) for i, (cfg, _) in enumerate(held)]
@@ -1200,7 +1199,7 @@ def _disagg_rows(
         length_error = str(exc)
     # per configuration, in order: an exception to raise, an error to list, or a sweep to time
     entries: list[Any] = []
-    works = []
+    setups = []
     kv_by_precision: dict[str, float] = {}
     # the plans differ in their decode pool only: the prefill pool and the plan's own fields are
     # validated once, each decode pool on its own
@@ -1247,13 +1246,13 @@ def _disagg_rows(
         n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
         entries.append(("ok", cfg, cfg_d, s, b_max, grid, n_dec, kv_by_precision[cfg_d.kv_precision],
                         plan.kv_handover_latency_s))
-        works.append(_work(s, grid, isl, osl))
+        setups.append(s)
     ok = [e for e in entries if e[0] == "ok"]
     v: dict[str, np.ndarray] = {}
     batch = n_d_all = n_dec_all = np.zeros(0)
     if ok:
         sizes = [len(e[5]) for e in ok]
-        comp = _times(_stack(works), f_d, hw_d.hbm_bandwidth_bytes_per_s)
+        comp = _times(_work_many(setups, [e[5] for e in ok], isl, osl), f_d, hw_d.hbm_bandwidth_bytes_per_s)
 
         def per_point(values: list[float]) -> np.ndarray:
             return np.repeat(np.asarray(values, dtype=float), sizes)

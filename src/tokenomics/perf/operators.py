@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.interpolate import RegularGridInterpolator
+from scipy.interpolate import RectBivariateSpline
 
 from tokenomics.catalog import Hardware
 from tokenomics.precision import canonical_precision
@@ -90,11 +90,35 @@ class GemmKernel:
     source: str
 
     def time_s(self, flop: ArrayLike, weight_bytes: ArrayLike, tokens: ArrayLike) -> np.ndarray:
-        """Return ``max(FLOP / (R_max M / (M + M_half)), bytes / BW_w)`` without launches [s]."""
-        m = np.maximum(np.asarray(tokens, dtype=float), 1e-9)
-        rate = self.max_flop_per_s * m / (m + self.half_tokens)
-        return np.asarray(np.maximum(np.asarray(flop, dtype=float) / rate,
-                                     np.asarray(weight_bytes, dtype=float) / self.weight_bytes_per_s))
+        """Return :func:`gemm_time_s` of this kernel [s]."""
+        return np.asarray(gemm_time_s(self.max_flop_per_s, self.half_tokens, self.weight_bytes_per_s,
+                                      flop, weight_bytes, tokens))
+
+
+def gemm_time_s(max_flop_per_s: ArrayLike, half_tokens: ArrayLike, weight_bytes_per_s: ArrayLike,
+                flop: ArrayLike, weight_bytes: ArrayLike, tokens: ArrayLike) -> Any:
+    """Return the time of one GEMM operator call, launches excluded [s].
+
+    ``max(FLOP / (R_max M / (M + M_half)), bytes / BW_w)``, element-wise: the kernel's rate
+    rises with the tokens ``M`` in the call (per expert for grouped MoE GEMMs) towards
+    ``R_max``, and a call streams its weights at least once.
+
+    Parameters
+    ----------
+    max_flop_per_s, half_tokens, weight_bytes_per_s : float or array_like
+        The kernel's large-``M`` rate [FLOP/s], half-rate tokens [tokens] and weight-streaming
+        rate [bytes/s] (:class:`GemmKernel`); arrays for several kernels at once.
+    flop, weight_bytes, tokens : float or array_like
+        Work of the call: FLOPs, weight bytes read and tokens ``M`` (clipped at 1e-9).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds, broadcast over the inputs.
+    """
+    m = np.maximum(np.asarray(tokens, dtype=float), 1e-9)
+    rate = np.multiply(max_flop_per_s, m) / (m + half_tokens)
+    return np.maximum(np.asarray(flop, dtype=float) / rate, np.asarray(weight_bytes, dtype=float) / weight_bytes_per_s)
 
 
 def _perf_dir() -> Path:
@@ -407,12 +431,12 @@ def _kv_grid_values(kernel: str) -> tuple[np.ndarray, np.ndarray, dict[str, tupl
 
 
 @functools.cache
-def _kv_read_grid(hardware_id: str, kernel: str) -> tuple[RegularGridInterpolator, str]:
+def _kv_read_grid(hardware_id: str, kernel: str) -> tuple[RectBivariateSpline, str]:
     contexts, streams, grids = _kv_grid_values(kernel)
     values, source = grids.get(hardware_id, grids[""])
-    axes = (np.log2(contexts), np.log2(streams))
-    # log f linear in log work: time (work / f) stays monotone between the grid points
-    return RegularGridInterpolator(axes, np.log2(values)), source
+    # log f linear in log work: time (work / f) stays monotone between the grid points; a
+    # degree-1 interpolating spline (s=0) is the bilinear interpolant of the grid
+    return RectBivariateSpline(np.log2(contexts), np.log2(streams), np.log2(values), kx=1, ky=1, s=0), source
 
 
 def _kv_kernel(hardware: Hardware | str, attention_type: str) -> tuple[Hardware, str]:
@@ -516,13 +540,15 @@ def kv_read_grid(hardware: Hardware, attention_type: str) -> Any:
         :func:`kv_read_frac` for checked input).
     """
     grid, _ = _kv_read_grid(hardware.hardware_id, KV_READ_KERNELS[attention_type])
-    (c_lo, c_hi), (s_lo, s_hi) = ((float(a[0]), float(a[-1])) for a in grid.grid)
+    contexts, streams, _ = _kv_grid_values(KV_READ_KERNELS[attention_type])
+    c_lo, c_hi = float(np.log2(contexts[0])), float(np.log2(contexts[-1]))
+    s_lo, s_hi = float(np.log2(streams[0])), float(np.log2(streams[-1]))
 
     def frac(kv_streams: ArrayLike, context_tokens: ArrayLike) -> np.ndarray:
         c, st = np.broadcast_arrays(np.asarray(context_tokens, dtype=float), np.asarray(kv_streams, dtype=float))
-        pts = np.stack([np.clip(np.log2(c), c_lo, c_hi), np.clip(np.log2(np.maximum(st, 1.0)), s_lo, s_hi)],
-                       axis=-1)
-        return np.asarray(np.exp2(grid(pts.reshape(-1, 2))).reshape(c.shape))
+        x = np.clip(np.log2(c), c_lo, c_hi)
+        y = np.clip(np.log2(np.maximum(st, 1.0)), s_lo, s_hi)
+        return np.asarray(np.exp2(grid.ev(x.ravel(), y.ravel())).reshape(c.shape))
 
     return frac
 

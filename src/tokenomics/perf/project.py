@@ -40,9 +40,8 @@ from tokenomics.perf.step import (
     _capacity,
     _check_lengths,
     _resolve,
-    _stack,
     _times,
-    _work,
+    _work_many,
     roofline_points,
 )
 from tokenomics.workload import Workload, isl_osl_label
@@ -84,7 +83,7 @@ def _aggregated_rows(
     _check_lengths(isl, osl)
     limits: dict[str, int] = {}
     kept: list[tuple[ServingConfig, int, np.ndarray]] = []
-    works = []
+    setups = []
     for cfg in cfgs:
         s = _resolve(m, hw, cfg, factors)
         b_max = _capacity(s, isl, osl)
@@ -100,10 +99,11 @@ def _aggregated_rows(
                 # the message of roofline_points
                 roofline_points(m, hw, grid, isl_tokens=isl, osl_tokens=osl, config=cfg, factors=factors)
         kept.append((cfg, b_max, grid))
-        works.append(_work(s, grid, isl, osl))
+        setups.append(s)
     if not kept:
         return None, limits
-    comp = _times(_stack(works), factors, hw.hbm_bandwidth_bytes_per_s)
+    comp = _times(_work_many(setups, [grid for _, _, grid in kept], isl, osl), factors,
+                  hw.hbm_bandwidth_bytes_per_s)
     sizes = [len(grid) for _, _, grid in kept]
     b_maxes = np.repeat(np.asarray([float(b) for _, b, _ in kept]), sizes)
     grid_all = np.concatenate([grid for _, _, grid in kept])

@@ -92,7 +92,14 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_sequence_bytes
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
-from tokenomics.perf.operators import GemmKernel, collective_link, gemm_kernel, kv_read_grid, table_precision
+from tokenomics.perf.operators import (
+    GemmKernel,
+    collective_link,
+    gemm_kernel,
+    gemm_time_s,
+    kv_read_grid,
+    table_precision,
+)
 from tokenomics.precision import bytes_per_element, canonical_precision
 from tokenomics.units import BYTES_PER_GB, FLOPS_PER_TFLOPS
 
@@ -255,6 +262,11 @@ class _Setup:
     the attention precision (FlashAttention/FlashMLA-class kernels run their matrix multiplies at
     GEMM-like rates)."""
 
+    @functools.cached_property
+    def c(self) -> _Coefs:
+        """The configuration-dependent scalars of the step formulas (:func:`_coefs`)."""
+        return _coefs(self)
+
 
 _SETUPS: dict[tuple[int, int, ServingConfig | None, RooflineFactors | None], tuple[Model, Hardware, _Setup]] = {}
 """Resolved setups by (model identity, hardware identity, config, factors); catalog entries are
@@ -334,22 +346,22 @@ def _kv_divisor(s: _Setup) -> float:
     return float(groups * min(g, kv_heads))
 
 
-def _comm_work(s: _Setup, tokens: np.ndarray, measured: bool = False) -> tuple[np.ndarray, float, float]:
-    """Communication of one pipeline stage processing ``tokens`` tokens.
+def _comm_coefs(s: _Setup, measured: bool) -> tuple[float, float, float, float]:
+    """Communication of one pipeline stage, per token of the step.
 
-    Returns the transfer time at full link efficiency [s], the number of collectives and, with
-    ``measured``, their summed measured latency [s] (0 otherwise). ``measured`` prices each
-    collective with the bus bandwidth and latency of :func:`~tokenomics.perf.operators.collective_link`
-    instead of the catalog's one-way link bandwidth.
+    Returns ``(A, B, count, latency)``: a step of ``T`` tokens moves ``T (A + B x imbalance(T))``
+    seconds of link transfers at full efficiency (``B`` is the expert-parallel all-to-all, which
+    waits for the busiest rank, :func:`_token_imbalance`), launches ``count`` collectives and,
+    with ``measured``, waits their summed latency [s] (0 otherwise). ``measured`` prices each
+    collective with the bus bandwidth and latency of
+    :func:`~tokenomics.perf.operators.collective_link` instead of the catalog's one-way link
+    bandwidth.
     """
     cfg, a = s.cfg, s.a
     tp, ep, pp = cfg.tp, cfg.ep, cfg.pp
     layers = a.layers / pp
     moe_layers = a.moe_layers / pp
     dense_layers = layers - moe_layers
-    t = np.zeros_like(tokens, dtype=float)
-    count = 0.0
-    latency = 0.0
     scaleout = s.hw.scaleout_bw_unidir_gb_per_s or SCALEOUT_FALLBACK_GB_PER_S
 
     def link(kind: str, group: int) -> tuple[float, float]:
@@ -358,12 +370,13 @@ def _comm_work(s: _Setup, tokens: np.ndarray, measured: bool = False) -> tuple[n
         m = collective_link(s.hw, kind, group, scaleout)
         return m.bus_bytes_per_s, m.latency_s
 
-    msg = tokens * a.hidden * _HIDDEN_STATE_BYTES
+    msg = a.hidden * _HIDDEN_STATE_BYTES  # one token's hidden state [bytes]
+    coef_a = coef_b = count = latency = 0.0
     if tp > 1:
         bw, lat = link("all_reduce", tp)
         allreduce = 2.0 * (tp - 1) / tp * msg / bw
         if not cfg.dp_attention:
-            t = t + 2.0 * layers * allreduce
+            coef_a += 2.0 * layers * allreduce
             count += 2.0 * layers
             latency += 2.0 * layers * lat
         else:
@@ -373,35 +386,32 @@ def _comm_work(s: _Setup, tokens: np.ndarray, measured: bool = False) -> tuple[n
             # all-to-all instead
             g = cfg.attention_group
             if g > 1:
-                group_msg = msg * g / tp
                 bw_g, lat_g = link("all_reduce", g)
-                t = t + layers * 2.0 * (g - 1) / g * group_msg / bw_g
+                coef_a += layers * 2.0 * (g - 1) / g * (msg * g / tp) / bw_g
                 count += layers
                 latency += layers * lat_g
-            t = t + dense_layers * allreduce
+            coef_a += dense_layers * allreduce
             count += dense_layers
             latency += dense_layers * lat
             if ep > 1:
                 bw_e, lat_e = link("all_to_all", ep)
-                local = (tokens / tp * a.active_experts * a.hidden * (ep - 1) / ep
-                         * _ep_token_imbalance(s, tokens))
-                a2a = local * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / bw_e
-                t = t + moe_layers * a2a
+                # each rank dispatches its 1 / tp of the tokens to k experts, (ep - 1) / ep remote
+                coef_b += (moe_layers / tp * a.active_experts * a.hidden * (ep - 1) / ep
+                           * (_DISPATCH_BYTES + _HIDDEN_STATE_BYTES) / bw_e)
                 count += 2.0 * moe_layers
                 latency += 2.0 * moe_layers * lat_e
             else:
-                t = t + moe_layers * allreduce
+                coef_a += moe_layers * allreduce
                 count += moe_layers
                 latency += moe_layers * lat
     if pp > 1:
-        t = t + msg / _link_bytes_per_s(s.hw, cfg.num_gpus)
+        coef_a += msg / _link_bytes_per_s(s.hw, cfg.num_gpus)
         count += 1.0
-    return t, count, latency
+    return coef_a, coef_b, count, latency
 
 
-def _attn_flop_per_token(s: _Setup, context: float) -> float:
-    a = s.a
-    window = min(context, a.window_tokens) if a.window_tokens else 0.0
+def _attn_flop_per_token(a: Arch, context: Any) -> Any:
+    window = np.minimum(context, a.window_tokens) if a.window_tokens else 0.0
     return a.decode_attn_flop_per_ctx_token * context + a.window_attn_flop_per_ctx_token * window
 
 
@@ -411,52 +421,123 @@ def _max_normal(n: int) -> float:
     return float(norm.ppf((n - 0.375) / (n + 0.25))) if n > 1 else 0.0
 
 
-def _ep_weight_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """Distinct experts of the busiest expert-parallel rank over the mean, >= 1.
+def _weight_imbalance(tokens: Any, experts: float, k: float, ep: Any, z: Any) -> Any:
+    """Distinct experts of the busiest of ``ep`` expert-parallel ranks over the mean, >= 1.
 
-    Each of the ``ep`` ranks holds ``E / ep`` experts, each touched by the step's ``T`` tokens
-    with probability ``p = 1 - (1 - k/E)^T`` (uniform routing); the step waits for the rank that
-    streams the most, ``min(mu + z(ep) sigma, E / ep) / mu`` with ``mu = p E / ep``,
-    ``sigma^2 = p (1 - p) E / ep`` and ``z(n)`` the expected largest of ``n`` standard normals.
+    Each rank holds ``E / ep`` experts, each touched by the step's ``T`` tokens with probability
+    ``p = 1 - (1 - k/E)^T`` (uniform routing); the step waits for the rank that streams the most,
+    ``min(mu + z sigma, E / ep) / mu`` with ``mu = p E / ep``, ``sigma^2 = p (1 - p) E / ep`` and
+    ``z = z(ep)`` the expected largest of ``ep`` standard normals (:func:`_max_normal`; 0 for
+    ``ep = 1``, where the ratio is 1).
     """
-    ep = s.cfg.ep
-    if ep <= 1:
-        return np.ones_like(tokens, dtype=float)
-    a = s.a
-    per_rank = a.routed_experts / ep
-    p = 1.0 - (1.0 - a.active_experts / a.routed_experts) ** tokens
+    per_rank = experts / ep
+    p = 1.0 - (1.0 - k / experts) ** tokens
     mu = np.maximum(per_rank * p, 1e-12)
-    top = np.minimum(mu + _max_normal(ep) * np.sqrt(per_rank * p * (1.0 - p)), per_rank)
-    return np.asarray(np.maximum(top / mu, 1.0), dtype=float)
+    top = np.minimum(mu + z * np.sqrt(per_rank * p * (1.0 - p)), per_rank)
+    return np.maximum(top / mu, 1.0)
 
 
-def _ep_token_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """Routed tokens of the busiest expert-parallel rank over the mean, >= 1.
+def _token_imbalance(tokens: Any, k: float, ep: Any, z: Any) -> Any:
+    """Routed tokens of the busiest of ``ep`` expert-parallel ranks over the mean, >= 1.
 
     The step's ``T k`` token-expert pairs land on ``ep`` ranks (uniform routing): mean
     ``T k / ep``, variance ``T k (1 / ep) (1 - 1 / ep)``; the busiest rank carries
-    ``mean + z(ep) sigma``.
+    ``mean + z(ep) sigma`` (``z`` as in :func:`_weight_imbalance`).
     """
+    pairs = np.maximum(tokens * k, 1e-12)
+    sigma = np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
+    return 1.0 + z * sigma / (pairs / ep)
+
+
+def _ep_weight_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
+    """:func:`_weight_imbalance` of a setup (ones without expert parallelism)."""
+    a, ep = s.a, s.cfg.ep
+    if ep <= 1:
+        return np.ones_like(tokens, dtype=float)
+    return np.asarray(_weight_imbalance(tokens, a.routed_experts, a.active_experts, ep, _max_normal(ep)), dtype=float)
+
+
+def _ep_token_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
+    """:func:`_token_imbalance` of a setup (ones without expert parallelism)."""
     ep = s.cfg.ep
     if ep <= 1:
         return np.ones_like(tokens, dtype=float)
-    pairs = np.maximum(tokens * s.a.active_experts, 1e-12)
-    sigma = np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
-    return np.asarray(1.0 + _max_normal(ep) * sigma / (pairs / ep), dtype=float)
+    return np.asarray(_token_imbalance(tokens, s.a.active_experts, ep, _max_normal(ep)), dtype=float)
+
+
+@dataclass(frozen=True)
+class _Coefs:
+    """Per-configuration scalars of the step formulas (:func:`_coefs`).
+
+    Floats for one setup, per-point arrays once several are stacked (:func:`_work_many`).
+    """
+
+    tp: Any
+    ep: Any
+    pp: Any
+    n: Any
+    g: Any
+    mtp: Any
+    tau: Any
+    disagg: Any
+    w_bytes: Any
+    d_bytes: Any
+    peak_linear: Any
+    peak_attn: Any
+    attn_rate: Any
+    """Attention FLOP rate, ``peak_attn x attn_eff`` [FLOP/s]."""
+    dk_max: Any
+    dk_half: Any
+    dk_bw: Any
+    dk_launch: Any
+    mk_max: Any
+    mk_half: Any
+    mk_bw: Any
+    mk_launch: Any
+    kv_div: Any
+    z: Any
+    comm_a: Any
+    comm_b: Any
+    collectives: Any
+    op_comm_a: Any
+    op_comm_b: Any
+    op_comm_latency_s: Any
+
+
+_COEF_FIELDS: tuple[str, ...] = tuple(_Coefs.__dataclass_fields__)
+
+
+def _coefs(s: _Setup) -> _Coefs:
+    """Return the configuration-dependent scalars of a setup."""
+    cfg, dk, mk = s.cfg, s.dense_kernel, s.moe_kernel
+    comm_a, comm_b, count, _ = _comm_coefs(s, measured=False)
+    op_a, op_b, _, op_lat = _comm_coefs(s, measured=True)
+    return _Coefs(
+        tp=float(cfg.tp), ep=float(cfg.ep), pp=float(cfg.pp), n=float(cfg.num_gpus), g=float(cfg.attention_group),
+        mtp=float(cfg.mtp_draft_tokens), tau=cfg.tokens_per_step, disagg=float(cfg.disaggregated),
+        w_bytes=s.w_bytes, d_bytes=s.d_bytes, peak_linear=s.peak_linear, peak_attn=s.peak_attn,
+        attn_rate=s.peak_attn * s.attn_eff,
+        dk_max=dk.max_flop_per_s, dk_half=dk.half_tokens, dk_bw=dk.weight_bytes_per_s, dk_launch=dk.launch_s,
+        mk_max=mk.max_flop_per_s, mk_half=mk.half_tokens, mk_bw=mk.weight_bytes_per_s, mk_launch=mk.launch_s,
+        kv_div=_kv_divisor(s), z=_max_normal(cfg.ep) if cfg.ep > 1 else 0.0,
+        comm_a=comm_a, comm_b=comm_b, collectives=count, op_comm_a=op_a, op_comm_b=op_b, op_comm_latency_s=op_lat,
+    )
+
+
+def _weight_bytes(a: Arch, c: _Coefs, tokens: Any) -> Any:
+    """Weight bytes one accelerator reads in one stage step with ``tokens`` tokens."""
+    fixed = a.attention_params * c.d_bytes / (c.pp * c.g) + a.always_params * c.d_bytes / c.n
+    if a.moe_layers == 0:
+        return fixed + np.zeros_like(tokens, dtype=float)
+    e, k = a.routed_experts, a.active_experts
+    # the busiest expert-parallel rank sets the pace
+    touched = e * (1.0 - (1.0 - k / e) ** tokens) * _weight_imbalance(tokens, e, k, c.ep, c.z)
+    return fixed + a.moe_layers * touched * a.expert_params * c.w_bytes / c.n
 
 
 def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """Weight bytes one accelerator reads in one stage step with ``tokens`` tokens."""
-    a, cfg = s.a, s.cfg
-    n = cfg.num_gpus
-    attn_div = cfg.pp * cfg.attention_group
-    fixed = a.attention_params * s.d_bytes / attn_div + a.always_params * s.d_bytes / n
-    if a.moe_layers == 0:
-        return np.full_like(tokens, fixed, dtype=float)
-    e, k = a.routed_experts, a.active_experts
-    # the busiest expert-parallel rank sets the pace
-    touched = e * (1.0 - (1.0 - k / e) ** tokens) * _ep_weight_imbalance(s, tokens)
-    return fixed + a.moe_layers * touched * a.expert_params * s.w_bytes / n
+    """Weight bytes one accelerator of a setup reads in one stage step with ``tokens`` tokens."""
+    return np.asarray(_weight_bytes(s.a, s.c, np.asarray(tokens, dtype=float)), dtype=float)
 
 
 @dataclass(frozen=True)
@@ -535,7 +616,7 @@ def _stack(works: list[_Work]) -> _Work:
 _WORK_FIELDS: tuple[str, ...] = tuple(_Work.__dataclass_fields__)
 
 
-def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gemm_times(a: Arch, attention_type: str, c: _Coefs, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-GPU time of one stage's GEMMs with ``tokens`` tokens: (FLOP time, total time) [s].
 
     Three operator classes, each priced by its measured kernel (:mod:`tokenomics.perf.operators`):
@@ -543,27 +624,27 @@ def _gemm_times(s: _Setup, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     FFNs, shared experts, LM head; ``M`` = all tokens) and the routed experts (grouped GEMM,
     ``M`` = tokens per expert, bytes = the experts touched).
     """
-    a, cfg = s.a, s.cfg
-    n, pp, g = cfg.num_gpus, cfg.pp, cfg.attention_group
-    dk, mk = s.dense_kernel, s.moe_kernel
+    n, pp, g = c.n, c.pp, c.g
     f_attn = 2.0 * a.attention_params * tokens / n
     f_always = 2.0 * a.always_params * tokens / n
-    w_attn = np.full_like(tokens, a.attention_params * s.d_bytes / (pp * g), dtype=float)
-    w_always = np.full_like(tokens, a.always_params * s.d_bytes / n, dtype=float)
-    m_attn = tokens * g / cfg.tp
-    flop_s = dk.time_s(f_attn, 0.0, m_attn) + dk.time_s(f_always, 0.0, tokens)
-    total = dk.time_s(f_attn, w_attn, m_attn) + dk.time_s(f_always, w_always, tokens)
-    layers = a.layers / pp
-    attn_launches = 4.0 if s.model.attention_type == "mla" else 2.0
-    total = total + layers * (attn_launches + 2.0) * dk.launch_s
+    w_attn = a.attention_params * c.d_bytes / (pp * g)
+    w_always = a.always_params * c.d_bytes / n
+    m_attn = tokens * g / c.tp
+    flop_s = (gemm_time_s(c.dk_max, c.dk_half, c.dk_bw, f_attn, 0.0, m_attn)
+              + gemm_time_s(c.dk_max, c.dk_half, c.dk_bw, f_always, 0.0, tokens))
+    total = (gemm_time_s(c.dk_max, c.dk_half, c.dk_bw, f_attn, w_attn, m_attn)
+             + gemm_time_s(c.dk_max, c.dk_half, c.dk_bw, f_always, w_always, tokens))
+    attn_launches = 4.0 if attention_type == "mla" else 2.0
+    total = total + a.layers / pp * (attn_launches + 2.0) * c.dk_launch
     if a.moe_layers:
         e, k = a.routed_experts, a.active_experts
         f_moe = 2.0 * a.moe_layers * k * a.expert_params * tokens / n
         touched = e * (1.0 - (1.0 - k / e) ** tokens)
-        w_moe = a.moe_layers * touched * a.expert_params * s.w_bytes / n
+        w_moe = a.moe_layers * touched * a.expert_params * c.w_bytes / n
         m_moe = tokens * k / e
-        flop_s = flop_s + mk.time_s(f_moe, 0.0, m_moe)
-        total = total + mk.time_s(f_moe, w_moe, m_moe) + a.moe_layers / pp * mk.launch_s
+        flop_s = flop_s + gemm_time_s(c.mk_max, c.mk_half, c.mk_bw, f_moe, 0.0, m_moe)
+        total = (total + gemm_time_s(c.mk_max, c.mk_half, c.mk_bw, f_moe, w_moe, m_moe)
+                 + a.moe_layers / pp * c.mk_launch)
     return flop_s, total
 
 
@@ -613,17 +694,17 @@ def layer_kernel_units(model: Model) -> float:
     return float(kernels / REFERENCE_LAYER_KERNELS)
 
 
-def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
-    """Uncached tokens, attention pairs, windowed pairs and prefix-cache KV bytes read per GPU.
+def _prefill_pairs(a: Arch, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
+    """Uncached tokens, attention pairs and windowed pairs of a prompt with a cached prefix.
 
     A request whose first ``cached`` tokens hit the prefix cache computes only the ``u = ISL -
     cached`` new tokens; each attends to the cached prefix and to the new tokens before it,
-    ``u x cached + u (u + 1) / 2`` pairs, and the cached prefix's KV is read once.
+    ``u x cached + u (u + 1) / 2`` pairs. Also returns the clipped ``cached``.
     """
     c = np.clip(np.asarray(cached, dtype=float), 0.0, isl)
     u = isl - c
     pairs = u * c + u * (u + 1.0) / 2.0
-    w = s.a.window_tokens
+    w = a.window_tokens
     if w:
         # each new token attends to at most the w tokens before it
         full = isl * (isl + 1.0) / 2.0 if isl <= w else w * (w + 1.0) / 2.0 + (isl - w) * w
@@ -631,141 +712,246 @@ def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, 
         win_pairs: Any = full - done
     else:
         win_pairs = 0.0
-    # context must be > 0 for the KV formula: read 0 bytes where nothing is cached
+    return c, u, pairs, win_pairs
+
+
+def _prefix_bytes(m: Model, c: np.ndarray, kv_precision: str) -> np.ndarray:
+    """KV bytes of a cached prefix of ``c`` tokens, one whole replica's worth (0 where ``c = 0``)."""
+    # context must be > 0 for the KV formula
     if np.all(c == 0.0):
-        read = np.zeros_like(c)
-    else:
-        read = np.where(c > 0, kv_sequence_bytes(s.model, np.maximum(c, 1.0), s.kv_precision), 0.0)
-    read_bytes = read / (_kv_divisor(s) * s.cfg.pp)
+        return np.zeros_like(c)
+    return np.where(c > 0, kv_sequence_bytes(m, np.maximum(c, 1.0), kv_precision), 0.0)
+
+
+def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
+    """Uncached tokens, attention pairs, windowed pairs and prefix-cache KV bytes read per GPU.
+
+    :func:`_prefill_pairs`, and the cached prefix's KV read once, split like the decode cache.
+    """
+    c, u, pairs, win_pairs = _prefill_pairs(s.a, isl, cached)
+    read_bytes = _prefix_bytes(s.model, c, s.kv_precision) / (_kv_divisor(s) * s.cfg.pp)
     if np.ndim(cached) == 0:
         return float(u), float(pairs), float(np.asarray(win_pairs)), float(read_bytes)
     return u, pairs, win_pairs, read_bytes
 
 
-def _kv_streams(s: _Setup, seqs: Any) -> Any:
-    """KV streams per GPU of one decode-attention call over ``seqs`` sequences per stage.
-
-    Sequences of one attention group (one MLA latent each) times, for the other attention
-    types, the KV heads each GPU of the group holds (as split by :func:`_kv_divisor`).
-    """
-    heads = 1.0 if s.model.attention_type == "mla" else float(s.model.kv_heads or s.model.attention_heads)
-    return np.asarray(seqs, dtype=float) * heads / _kv_divisor(s)
-
-
-def _draft_work(s: _Setup, seqs: np.ndarray, context: float) -> tuple[np.ndarray, np.ndarray]:
+def _draft_work(m: Model, a: Arch, c: _Coefs, seqs: np.ndarray, context: float,
+                kv_seq: Any) -> tuple[np.ndarray, np.ndarray]:
     """Bytes read and compute time at peak, per accelerator, of one MTP draft pass [bytes, s].
 
     One draft pass runs the MTP module on one token per sequence (``seqs`` sequences per
     pipeline stage): one transformer layer of the model (attention weights of one layer, one
     MoE layer's shared and touched routed experts, or one dense layer's FFN), its own KV cache
-    (one layer of the sequence's context), the ``2 h x h`` projection that joins the hidden
-    state and the embedding, and the LM head (shared with the model, read again). The module is
-    sharded like the model's layers. Zero without MTP.
+    (one layer of the sequence's context, ``kv_seq`` bytes for all layers), the ``2 h x h``
+    projection that joins the hidden state and the embedding, and the LM head (shared with the
+    model, read again). The module is sharded like the model's layers. Zero without MTP.
     """
-    a, cfg = s.a, s.cfg
-    if not cfg.mtp_draft_tokens:
-        z = np.zeros_like(seqs, dtype=float)
-        return z, z
-    n = cfg.num_gpus
-    vocab_head = s.model.vocab_size * a.hidden
+    n = c.n
+    vocab_head = m.vocab_size * a.hidden
     proj = 2.0 * a.hidden * a.hidden
     attn = a.attention_params / a.layers
     if a.moe_layers:
         # the always-read weights of one MoE layer: shared experts (the LM head is counted below)
-        shared = float((s.model.shared_experts or 0) * a.expert_params)
+        shared = float((m.shared_experts or 0) * a.expert_params)
         e, k = a.routed_experts, a.active_experts
         touched = e * (1.0 - (1.0 - k / e) ** seqs)
-        routed_bytes = touched * a.expert_params * s.w_bytes / n
-        routed_flop = 2.0 * k * a.expert_params * seqs / n
+        routed_bytes: Any = touched * a.expert_params * c.w_bytes / n
+        routed_flop: Any = 2.0 * k * a.expert_params * seqs / n
     else:
         shared = max(a.always_params - vocab_head, 0.0) / a.layers
-        routed_bytes = np.zeros_like(seqs, dtype=float)
-        routed_flop = np.zeros_like(seqs, dtype=float)
-    weights = (attn * s.d_bytes / cfg.attention_group + (shared + proj + vocab_head) * s.d_bytes / n
-               + routed_bytes)
-    kv = seqs * kv_sequence_bytes(s.model, np.asarray(context, dtype=float), s.kv_precision) / a.layers / _kv_divisor(s)
+        routed_bytes = routed_flop = 0.0
+    weights = attn * c.d_bytes / c.g + (shared + proj + vocab_head) * c.d_bytes / n + routed_bytes
+    kv = seqs * kv_seq / a.layers / c.kv_div
     linear = 2.0 * (attn + shared + proj + vocab_head) * seqs / n + routed_flop
-    attn_flop = seqs * _attn_flop_per_token(s, context) / a.layers / n
-    return weights + kv, linear / s.peak_linear + attn_flop / s.peak_attn
+    attn_flop = seqs * _attn_flop_per_token(a, context) / a.layers / n
+    on = c.mtp > 0
+    return (np.where(on, weights + kv, 0.0),
+            np.where(on, linear / c.peak_linear + attn_flop / c.peak_attn, 0.0))
+
+
+def _stack_coefs(coefs: list[_Coefs], sizes: list[int]) -> _Coefs:
+    """Per-point arrays of several setups' scalars: each repeated over its points."""
+    reps = np.asarray(sizes)
+    table = np.asarray([[getattr(c, name) for name in _COEF_FIELDS] for c in coefs], dtype=float)
+    cols = np.repeat(table, reps, axis=0).T
+    return _Coefs(*cols)
 
 
 def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.0) -> _Work:
-    cfg, a = s.cfg, s.a
-    pp, n = cfg.pp, cfg.num_gpus
+    """Factor-independent work of one setup's decode sweep over ``batch`` sequences per replica.
+
+    ``batch`` of any shape; ``cached`` (cached prefix per request [tokens]) a scalar or a 1-D
+    array broadcasting against it. Per-configuration fields are scalars, prefill fields scalars
+    for a scalar ``cached``.
+    """
+    batch = np.asarray(batch, dtype=float)
+    scalar = np.ndim(cached) == 0
+    v = _work_core([s], [batch], isl, osl, cached)
+    shape = np.shape(batch)
+    cfg = s.cfg
+    out: dict[str, Any] = {}
+    for name, x in v.items():
+        if name in _PREFILL_FIELDS:
+            out[name] = float(np.ravel(x)[0]) if scalar else x
+        elif name in _CONFIG_FIELDS:
+            out[name] = float(np.ravel(x)[0])
+        elif np.ndim(x) == 1 and len(x) == batch.size and name != "kv_bytes":
+            out[name] = x.reshape(shape)
+        else:
+            out[name] = x
+    out.update(batch=batch, draft_passes=cfg.mtp_draft_tokens, pp=cfg.pp, num_gpus=cfg.num_gpus,
+               tokens_per_step=cfg.tokens_per_step, disaggregated=cfg.disaggregated)
+    # the step's chunked prompts read their cached prefixes once: broadcast the batch against cached
+    out["kv_bytes"] = v["decode_kv"].reshape(shape) + v["prompts"].reshape(shape) / cfg.pp * (
+        float(v["cached_read"][0]) if scalar else v["cached_read"])
+    for name in ("decode_kv", "prompts", "cached_read"):
+        del out[name]
+    return _Work(**out)
+
+
+def _work_many(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl: float,
+               cached: float = 0.0) -> _Work:
+    """Stacked work of several sweeps of one model on one hardware (1-D batches, one cached length).
+
+    Equal to ``_stack([_work(s, b, isl, osl, cached) for s, b in zip(setups, batches)])``, the
+    formulas run once over all points.
+    """
+    v = _work_core(setups, batches, isl, osl, cached)
+    sizes = [len(b) for b in batches]
+    reps = np.asarray(sizes)
+    out: dict[str, Any] = {}
+    for name, x in v.items():
+        if name in _PREFILL_FIELDS or name in _CONFIG_FIELDS or name == "cached_read":
+            out[name] = np.repeat(np.broadcast_to(np.asarray(x, dtype=float), (len(setups),)), reps)
+        elif np.ndim(x) == 0:
+            out[name] = np.full(int(reps.sum()), float(x))
+        else:
+            out[name] = x
+    out["kv_bytes"] = out.pop("decode_kv") + out.pop("prompts") / out["pp"] * out.pop("cached_read")
+    return _Work(**out)
+
+
+_PREFILL_FIELDS = frozenset({"prefill_compute_s", "prefill_weight_bytes", "prefill_comm_s", "op_prefill_s",
+                             "op_prefill_flop_s", "op_prefill_comm_s"})
+"""Fields of :class:`_Work` with one value per prefill (per setup, or per cached length)."""
+_CONFIG_FIELDS = frozenset({"collectives", "prefill_collectives", "op_comm_latency_s", "op_prefill_comm_latency_s",
+                            "draft_passes", "pp", "num_gpus", "tokens_per_step", "disaggregated"})
+"""Fields of :class:`_Work` with one value per setup."""
+
+
+def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl: float,
+               cached: Any) -> dict[str, Any]:
+    """Evaluate the formulas of :class:`_Work` over every point of setups of one model and hardware.
+
+    Decode fields come per point (flattened batches, in order); prefill fields per setup
+    (scalar ``cached``) or per cached length (one setup, array ``cached``); per-setup scalars
+    per setup. Also returns the decode KV bytes, prompts per step and prefix bytes per prefill
+    that make ``kv_bytes``.
+    """
+    s0 = setups[0]
+    m, a = s0.model, s0.a
+    if any(s.model is not m or s.a is not a or s.hw is not s0.hw for s in setups):
+        raise ValueError("_work_core: setups must share one model and hardware")
+    one = len(setups) == 1
+    flat = np.ravel(batches[0]) if one else np.concatenate([np.ravel(b) for b in batches])
+    flat = flat.astype(float, copy=False)
+    scalar = np.ndim(cached) == 0
+    if not (one or scalar):
+        raise ValueError("_work_core: an array of cached lengths needs a single setup")
+    # per-point scalars of the decode points, followed by those of the prefills
+    c_cfg = [s.c for s in setups]
+    if one:
+        c_all = c_dec = c_pre = c_cfg[0]
+    else:
+        c_all = _stack_coefs(c_cfg + c_cfg, [len(b) for b in batches] + [1] * len(setups))
+        k = len(flat)
+        c_dec = _Coefs(*(getattr(c_all, f)[:k] for f in _COEF_FIELDS))
+        c_pre = _Coefs(*(getattr(c_all, f)[k:] for f in _COEF_FIELDS))
     context = isl + osl / 2.0
-    micro = batch / pp
-    tokens = micro * (1 + cfg.mtp_draft_tokens)
-    kv_seq = kv_sequence_bytes(s.model, np.asarray(context, dtype=float), s.kv_precision)
+    # KV bytes per sequence at the decode context and of the cached prefix, per precision
+    precisions = [s.kv_precision for s in setups]
+    clipped, u, pairs, win_pairs = _prefill_pairs(a, isl, cached)
+    by_prec = {p: (float(kv_sequence_bytes(m, np.asarray(context, dtype=float), p)),
+                   _prefix_bytes(m, clipped, p)) for p in dict.fromkeys(precisions)}
+    if one:
+        kv_seq_cfg: Any = by_prec[precisions[0]][0]
+        prefix: Any = by_prec[precisions[0]][1]
+        kv_seq = kv_seq_cfg
+    else:
+        kv_seq_cfg = np.asarray([by_prec[p][0] for p in precisions])
+        prefix = np.asarray([float(by_prec[p][1]) for p in precisions])
+        kv_seq = np.repeat(kv_seq_cfg, [len(b) for b in batches])
+    cached_read = np.atleast_1d(prefix / (c_pre.kv_div * c_pre.pp))
+
+    pp, n = c_dec.pp, c_dec.n
+    micro = flat / pp
+    tokens = micro * (1.0 + c_dec.mtp)
     linear = tokens * a.linear_flop_per_token / n
     # the routed experts' FLOPs wait for the busiest expert-parallel rank
     routed = tokens * 2.0 * a.moe_layers * a.active_experts * a.expert_params / n
-    linear = linear + routed * (_ep_token_imbalance(s, tokens) - 1.0)
-    attn = tokens * _attn_flop_per_token(s, context) / n
+    linear = linear + routed * (_token_imbalance(tokens, a.active_experts, c_dec.ep, c_dec.z) - 1.0)
+    attn = tokens * _attn_flop_per_token(a, context) / n
     # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs, or only the
     # uncached tokens' pairs when a prefix of `cached` tokens hits the prefix cache
-    u, pairs, win_pairs, cached_read = _cached_prefill(s, isl, cached)
     p_attn = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
     p_linear = a.linear_flop_per_token * u
-    scalar = np.ndim(cached) == 0
     p_tokens = np.atleast_1d(np.asarray(u, dtype=float))
+    if not one:
+        p_tokens = np.broadcast_to(p_tokens, (len(setups),))
     # the links and GEMMs of the decode steps and of the prefills, element-wise in one pass
-    # (the collective counts and latencies depend on the configuration only)
-    k, shape = np.size(tokens), np.shape(tokens)
-    both = np.concatenate([np.ravel(tokens).astype(float), p_tokens])
-    comm_both, count, _ = _comm_work(s, both)
-    op_comm_both, _, op_lat = _comm_work(s, both, measured=True)
-    flop_both, lin_both = _gemm_times(s, both)
-    comm, op_comm = comm_both[:k].reshape(shape), op_comm_both[:k].reshape(shape)
-    lin_flop_s, lin_s = flop_both[:k].reshape(shape), lin_both[:k].reshape(shape)
-    p_comm_arr, op_p_comm, p_flop_s, p_lin_s = comm_both[k:], op_comm_both[k:], flop_both[k:], lin_both[k:]
-    p_count, op_p_lat = count, op_lat
-    p_attn_s = p_attn / n / (s.peak_attn * s.attn_eff)
-
-    def one(x: np.ndarray) -> Any:
-        return float(x[0]) if scalar else x
-
+    k = len(flat)
+    both = np.concatenate([tokens, p_tokens])
+    imb = _token_imbalance(both, a.active_experts, c_all.ep, c_all.z)
+    comm_both = both * (c_all.comm_a + c_all.comm_b * imb)
+    op_comm_both = both * (c_all.op_comm_a + c_all.op_comm_b * imb)
+    flop_both, lin_both = _gemm_times(a, m.attention_type, c_all, both)
+    p_attn_s = p_attn / c_pre.n / c_pre.attn_rate
     # aggregated serving: the step's chunked prompts read their cached prefixes once
-    prompts = 0.0 if cfg.disaggregated else batch * cfg.tokens_per_step / osl
-    draft_bytes, draft_compute_s = _draft_work(s, micro, context)
-    decode_kv = micro * kv_seq / (_kv_divisor(s) * pp)
-    prompt_kv = prompts / pp * cached_read
-    return _Work(
-        batch=batch,
-        weight_bytes=_weight_bytes_per_gpu(s, tokens),
-        kv_bytes=decode_kv + prompt_kv,
-        kv_read_extra_bytes=decode_kv * (1.0 / s.kv_read(_kv_streams(s, micro), context) - 1.0),
-        flop=linear + attn,
-        compute_s=linear / s.peak_linear + attn / s.peak_attn,
-        comm_s=comm,
-        collectives=count,
-        prefill_compute_s=(p_linear / s.peak_linear + p_attn / s.peak_attn) / n,
+    prompts = (1.0 - c_dec.disagg) * flat * c_dec.tau / osl
+    draft_bytes, draft_compute_s = _draft_work(m, a, c_dec, micro, context, kv_seq)
+    decode_kv = micro * kv_seq / (c_dec.kv_div * pp)
+    heads = 1.0 if m.attention_type == "mla" else float(m.kv_heads or m.attention_heads)
+    return {
+        "batch": flat,
+        "weight_bytes": _weight_bytes(a, c_dec, tokens),
+        "decode_kv": decode_kv,
+        "prompts": prompts,
+        "cached_read": cached_read,
+        # decode attention below its large-batch KV-read rate, at KV streams per GPU: sequences
+        # of one attention group times, except for MLA, the KV heads each GPU holds
+        "kv_read_extra_bytes": decode_kv * (1.0 / s0.kv_read(micro * heads / c_dec.kv_div, context) - 1.0),
+        "flop": linear + attn,
+        "compute_s": linear / c_dec.peak_linear + attn / c_dec.peak_attn,
+        "comm_s": comm_both[:k],
+        "collectives": c_pre.collectives,
+        "prefill_compute_s": (p_linear / c_pre.peak_linear + p_attn / c_pre.peak_attn) / c_pre.n,
         # every stage reads its own weights once (all experts are touched at prefill lengths),
         # plus the KV of a cached prefix
-        prefill_weight_bytes=float(_weight_bytes_per_gpu(s, np.asarray([isl]))[0]) + cached_read,
-        prefill_comm_s=one(p_comm_arr),
-        prefill_collectives=p_count,
-        op_linear_flop_s=lin_flop_s,
-        op_linear_s=lin_s,
-        op_attn_s=attn / (s.peak_attn * s.attn_eff),
-        op_comm_s=op_comm,
-        op_comm_latency_s=op_lat,
-        op_prefill_s=one(p_lin_s) + p_attn_s,
-        op_prefill_flop_s=one(p_flop_s) + p_attn_s,
-        op_prefill_comm_s=one(op_p_comm),
-        op_prefill_comm_latency_s=op_p_lat,
-        layer_units=layer_kernel_units(s.model),
-        draft_bytes=draft_bytes,
-        draft_compute_s=draft_compute_s,
-        draft_passes=cfg.mtp_draft_tokens,
-        pp=pp,
-        layers=a.layers,
-        tokens_per_step=cfg.tokens_per_step,
-        isl=isl,
-        osl=osl,
-        num_gpus=n,
-        disaggregated=cfg.disaggregated,
-        dense=0.0 if a.moe_layers else 1.0,
-    )
+        "prefill_weight_bytes": _weight_bytes(a, c_pre, float(isl)) + cached_read,
+        "prefill_comm_s": comm_both[k:],
+        "prefill_collectives": c_pre.collectives,
+        "op_linear_flop_s": flop_both[:k],
+        "op_linear_s": lin_both[:k],
+        "op_attn_s": attn / c_dec.attn_rate,
+        "op_comm_s": op_comm_both[:k],
+        "op_comm_latency_s": c_pre.op_comm_latency_s,
+        "op_prefill_s": lin_both[k:] + p_attn_s,
+        "op_prefill_flop_s": flop_both[k:] + p_attn_s,
+        "op_prefill_comm_s": op_comm_both[k:],
+        "op_prefill_comm_latency_s": c_pre.op_comm_latency_s,
+        "layer_units": layer_kernel_units(m),
+        "draft_bytes": draft_bytes,
+        "draft_compute_s": draft_compute_s,
+        "draft_passes": c_pre.mtp,
+        "pp": c_pre.pp,
+        "layers": float(a.layers),
+        "tokens_per_step": c_pre.tau,
+        "isl": float(isl),
+        "osl": float(osl),
+        "num_gpus": c_pre.n,
+        "disaggregated": c_pre.disagg,
+        "dense": 0.0 if a.moe_layers else 1.0,
+    }
 
 
 def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
