@@ -226,3 +226,15 @@ def test_facility_power_in_watts_is_refused():
     row = evaluate(None, "gb200", workload=HALF, **{**GIVEN, "facility_power_kw_per_accelerator": 1.8}).iloc[0]
     # 1.8 kW x 1000 / (1000 tok/s x 0.6) = 3 J/token
     assert row["energy_j_per_token"] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("field", ["utilization_frac", "throughput_tok_per_s_per_gpu", "cost_usd_per_gpu_hour"])
+@pytest.mark.parametrize("empty", [[], np.array([]), pd.Series([], dtype=float)])
+def test_evaluate_refuses_an_empty_input(field, empty):
+    with pytest.raises(ValueError, match=f"{field} is empty"):
+        tk.evaluate("deepseek-r1", "gb200", **{field: empty})
+
+
+def test_evaluate_refuses_none_for_a_required_number():
+    with pytest.raises(ValueError, match="utilization_frac is missing"):
+        tk.evaluate("deepseek-r1", "gb200", utilization_frac=None)

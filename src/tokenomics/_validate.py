@@ -277,6 +277,11 @@ def check_range(
                 and (high is None or (v <= high if high_inclusive else v < high))):
             return  # NaN, and every value out of range, fall through to the message
     check_numeric(name, value)
+    if value is None:
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        raise ValueError(f"{name} is missing (None); a value in {'[' if low_inclusive else '('}{lo}, {hi}"
+                         f"{']' if high_inclusive else ')'} is required")
     try:
         arr = _as_float_array(value)
     except (TypeError, ValueError):

@@ -421,9 +421,14 @@ def evaluate(
         "decode_throughput_tok_per_s_per_gpu": decode_throughput_tok_per_s_per_gpu,
         "cached_cost_ratio": cached_cost_ratio, "target_margin_frac": target_margin_frac,
     }
+    for name in ("utilization_frac", "license_usd_per_mtok", "license_usd_per_gpu_hour", "target_margin_frac"):
+        if numeric[name] is None:
+            raise ValueError(f"{name} is missing (None): give a number (see evaluate's defaults)")
     for name, value in numeric.items():
         if value is not None:
             check_numeric(name, value)  # "0.6" or True would pass np.asarray(..., dtype=float) below
+            if np.ndim(value) > 0 and np.size(value) == 0:
+                raise ValueError(f"{name} is empty: give a scalar or a non-empty 1-d array (one row per element)")
     index = series_index(**numeric)
     _one_entry("model", model, Model, "tk.compare(model, hardware) takes one model; loop over the models")
     _one_entry("hardware", hardware, Hardware, "for several systems use tk.compare(model, [systems...])")

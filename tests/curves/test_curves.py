@@ -316,3 +316,14 @@ def test_cost_curve_keeps_the_series_index_of_the_targets_kept() -> None:
     assert list(table.index) == ["slow", "fast"]  # 500 is above the curve: dropped with its label
     # $2/GPU-h / (300 tok/s * 3600 s/h * 0.5) * 1e6
     assert table.loc["fast", "total_usd_per_mtok"] == pytest.approx(2 / (300 * 1800) * 1e6)
+
+
+def test_a_tpot_given_as_interactivity_is_refused_with_the_unit_named():
+    # 0.02 s per token is 50 tok/s/user; read as an interactivity it would silently take the
+    # curve's slowest point
+    c = ThroughputCurve([10.0, 50.0, 100.0], [3000.0, 1500.0, 400.0])
+    with pytest.raises(ValueError, match=r"0\.02 tok/s/user is below the plausible minimum 1 .*TPOT"):
+        c.throughput_at(0.02)
+    with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
+        c.throughput_at(pd.Series([50.0, 0.02], index=["a", "b"]))
+    assert c.throughput_at(5.0) == 3000.0  # below the lowest knot: met at that knot

@@ -300,7 +300,7 @@ def test_public_names_exported():
 def test_finite_result_guard_names_the_fields():
     # plausible costs and prices, but throughput x utilization underflows (or overflows)
     with pytest.raises(ValueError, match=r"cost_usd_per_mtok is not finite.*cost_usd_per_gpu_hour=100"):
-        tk.cost_per_mtok(100.0, 1e-300, 1e-300)
+        tk.cost_per_mtok(100.0, 0.01, 1e-308)
     with pytest.raises(ValueError, match="gross_margin_frac is not finite"):
         gross_margin_frac(1.0, 1e-300, 1e-300, 100.0)
     with pytest.raises(ValueError, match="position 1"):
@@ -533,3 +533,15 @@ def test_dask_errors_report_the_position_in_the_whole_array():
     with pytest.raises(ValueError, match=r"cached_input_usd_per_mtok=0\.6 is above input_usd_per_mtok=0\.5 at "
                                          r"position 1 of 2"):
         blended_price_usd_per_mtok(0.5, 2.0, 0.5, 0.5, cached).compute()
+
+
+@pytest.mark.parametrize("throughput", [0.001, 1e9])
+def test_cost_per_mtok_refuses_an_implausible_throughput(throughput):
+    # 0.001 tok/s/GPU would price a Mtok at ~$926k, 1e9 (a whole system's rate) at ~$1e-6
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=.*plausible"):
+        cost_per_mtok(2.0, throughput, 0.6)
+
+
+def test_cost_per_mtok_names_a_missing_cost():
+    with pytest.raises(ValueError, match="cost_usd_per_gpu_hour is missing"):
+        cost_per_mtok(None, 1000.0, 0.6)

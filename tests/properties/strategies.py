@@ -95,8 +95,8 @@ def _floats(low: float, high: float) -> st.SearchStrategy[float]:
 # --- scalars -------------------------------------------------------------------------------------
 throughputs = _floats(1.0, 1e5)
 """Throughput per GPU [tok/s/GPU]."""
-interactivities = _floats(0.5, 1e4)
-"""Interactivity per user [tok/s/user]."""
+interactivities = _floats(1.0, 1e4)
+"""Interactivity per user [tok/s/user], in the vocabulary's plausible range."""
 prices = _floats(0.01, 100.0)
 """Token price [USD/Mtok]."""
 costs = _floats(0.05, 50.0)
@@ -166,7 +166,7 @@ tco_profiles = st.sampled_from(["hyperscaler", "neocloud", "rental"])
 
 
 # --- curves --------------------------------------------------------------------------------------
-_coord = _floats(0.5, 1e4)
+_coord = _floats(1.0, 1e4)  # interactivities in the vocabulary's plausible range
 # small integer grids produce many ties and exact duplicates
 _tie_coord = st.integers(min_value=1, max_value=6).map(float)
 

@@ -61,6 +61,8 @@ def test_interpolation_monotone_within_knots(pts: list[tuple[float, float]],
     assert np.all((back >= lo) & (back <= hi))
     if len(curve) > 1:
         np.testing.assert_allclose(curve.throughput_at(back), ys, rtol=1e-9)
-    # above the knots: NaN, never a silent extrapolation; below: met at the lowest knot
-    assert np.isnan(curve.throughput_at(hi * 1.5))
-    assert curve.throughput_at(lo / 1.5) == tmax
+    # above the knots: NaN, never a silent extrapolation; below: met at the lowest knot (within
+    # the plausible interactivities, [1, 1e4] tok/s/user)
+    if hi * 1.5 <= 1e4:
+        assert np.isnan(curve.throughput_at(hi * 1.5))
+    assert curve.throughput_at(max(lo / 1.5, 1.0)) == tmax

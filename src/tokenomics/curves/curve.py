@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.interpolate import PchipInterpolator
 
 from tokenomics._numeric import is_dask, is_xarray
-from tokenomics._validate import check_numeric, check_positive, check_range
+from tokenomics._validate import check_numeric, check_plausible, check_positive, check_range
 from tokenomics.curves.frontier import DEFAULT_GROUP_COLUMNS, pareto_frontier
 
 __all__ = ["ThroughputCurve", "check_curve_matches", "cost_curve"]
@@ -326,6 +326,16 @@ class ThroughputCurve:
         # a Series is checked as given so the message names the offending index label
         check_positive(name, values if isinstance(values, pd.Series) else v)
         lo, hi = knots_x[0], knots_x[-1]
+        if name == "interactivity_tok_per_s_per_user" and np.any(v < lo):
+            # the target rule would meet these at the slowest point: refuse the implausible ones
+            # (a TPOT in seconds read as tok/s/user) instead of answering them silently
+            from tokenomics import catalog
+
+            spec = catalog.parameter_spec("curve", name)
+            low = min(float(spec.min_value or 0.0), float(lo))
+            check_plausible(name, values if isinstance(values, pd.Series) else v, low=low, high=None,
+                            unit=spec.unit, hint="a TPOT in seconds per token where tokens per second per user "
+                                                 "(1 / TPOT) are meant")
         with np.errstate(invalid="ignore"):
             outside = v > hi
         if extrapolate == "raise" and np.any(outside):
@@ -375,8 +385,9 @@ class ThroughputCurve:
         ------
         ValueError
             NaN, infinite or non-positive interactivity (the message names the argument and
-            the first offending element), or out of range with ``extrapolate="raise"`` (for
-            dask input: when computed).
+            the first offending element); one below both the lowest knot and the vocabulary's
+            plausible minimum (1 tok/s/user: a TPOT in seconds given where its inverse is
+            meant); or out of range with ``extrapolate="raise"`` (for dask input: when computed).
         """
         return self._evaluate(interactivity_tok_per_s_per_user, self._x, self._y, self._fwd,
                               "interactivity_tok_per_s_per_user", extrapolate, self.throughput_column)

@@ -280,6 +280,15 @@ def _positive_cost(name: str, value: Any) -> None:
     check_gpu_hour_cost(name, value)
 
 
+def _served_throughput(name: str, value: Any) -> None:
+    """> 0 and within the widest throughput range of the curve vocabulary (a prefill pool's input rate)."""
+    spec = catalog.parameter_spec("curve", "input_throughput_tok_per_s_per_gpu")
+    check_positive(name, value)
+    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit,
+                    hint="tokens per millisecond, or tokens per second of a whole system, where tokens per "
+                         "second per accelerator are meant")
+
+
 def _power(name: str, value: Any) -> None:
     check_power_kw(name, value)
 
@@ -384,8 +393,10 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
         TCO per allocated accelerator-hour, in [0, 100] [USD/GPU-hour]
         (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens per second per accelerator while busy, > 0 [tok/s/GPU]. Use all tokens
-        (input + output) for the cost per Mtok of all tokens.
+        Tokens per second per accelerator while busy, in the plausible range [0.01, 1e7]
+        [tok/s/GPU] (the curve vocabulary's widest, a prefill pool's input rate; outside it a
+        figure in tok/ms or per system). Use all tokens (input + output) for the cost per Mtok of
+        all tokens.
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1]. Required: an idle GPU-hour is still paid.
 
@@ -398,7 +409,8 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     ------
     ValueError
         Negative cost or one above :data:`MAX_USD_PER_GPU_HOUR` (a per-rack or per-year figure),
-        throughput not > 0, utilization outside (0, 1] or NaN, element-wise.
+        throughput not > 0 or outside its plausible range, utilization outside (0, 1] or NaN,
+        element-wise.
 
     Notes
     -----
@@ -419,7 +431,7 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     """
     (c, t, u), restore = prepare(
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, _served_throughput),
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)), "cost_usd_per_mtok")
