@@ -762,3 +762,17 @@ def test_default_frame_is_the_concatenation_of_both_conformed_searches() -> None
     assert str(want[BAND_COLUMNS[0]].dtype) == "Float64"
     assert want["bound"].isna().sum() == len(dis)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_a_context_no_single_domain_replica_holds_is_served_across_pipeline_stages():
+    # TPU v5e (16 GB per chip): a 64-chip DeepSeek-R1 replica holds the FP8 weights with ~4 GB a
+    # chip to spare, less than one replicated 97k-token MLA cache; pipeline stages halve both
+    cfgs = project_curve("deepseek-r1", "tpu-v5e", workload="8k/1k")["parallelism"].unique()
+    assert not any("pp" in c for c in cfgs)
+    long = project_curve("deepseek-r1", "tpu-v5e", workload="agentic-coding")
+    assert long["parallelism"].str.contains("-pp").all()
+    assert len(long)
+    assert (long["throughput_tok_per_s_per_gpu"] > 0).all()
+    with pytest.raises(ValueError, match="holds even one sequence"):
+        project_curve("deepseek-r1", "tpu-v5e", workload="agentic-coding",
+                      configs=[ServingConfig(tp=64, ep=64, weight_precision="fp8", kv_precision="fp8")])

@@ -218,3 +218,10 @@ def test_default_sessions_follow_the_kv_capacity() -> None:
     assert held > 512
     assert c["concurrency"].max() > 512
     assert c["concurrency"].tolist() == default_sessions(held).tolist()
+
+
+def test_a_session_context_no_single_domain_replica_holds_is_served_across_pipeline_stages():
+    # as project_curve: the 64-chip TPU v5e replicas hold DeepSeek-R1 but not one 97.7k-token context
+    curve = project_session_curve("deepseek-r1", "tpu-v5e", "agentic-coding")
+    assert curve["parallelism"].str.contains("-pp").all()
+    assert (curve["throughput_tok_per_s_per_gpu"] > 0).all()

@@ -12,7 +12,7 @@ from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.frontier import pareto_frontier
 from tokenomics.curves.schema import CURVE_COLUMNS
-from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
+from tokenomics.perf.calibrate import _multi_node_configs, bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
     PRECISION_RULE,
@@ -288,7 +288,10 @@ def project_curve(
     on BF16-only hardware). All points of every configuration are returned (columns
     ``parallelism``, ``config`` and ``precision`` say which); the curve a system can deliver is
     their Pareto envelope, ``ThroughputCurve.from_points(points, allow_mixed_groups=True)`` or
-    ``tokenomics.pareto_frontier(points, by=None)``, or ``frontier=True`` here.
+    ``tokenomics.pareto_frontier(points, by=None)``, or ``frontier=True`` here. Where those
+    replicas hold the weights but not one sequence of the workload (a long agentic context on
+    small-HBM parts), the multi-node configurations of the search (pipeline stages, wide expert
+    parallelism across scale-up domains) are tried instead.
 
     Parameters
     ----------
@@ -389,6 +392,14 @@ def project_curve(
         cfgs = with_speculative(cfgs, m)
     rows, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
                                      best_practice=configs is None)
+    if rows is None and configs is None:
+        # the searched replicas hold the weights but not one sequence of this length: spread the
+        # model wider (pipeline stages, wide expert parallelism across scale-up domains)
+        wider = _multi_node_configs(m, hw, min(hw.scaleup_domain_accelerators, 64), **best_practice_precisions(m, hw))
+        wider = with_speculative(wider, m) if full else wider
+        rows, more = _aggregated_rows(m, hw, wider, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
+                                      best_practice=True)
+        limits = {**limits, **more}
     if rows is None:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds even one sequence of "

@@ -38,11 +38,13 @@ import pandas as pd
 from tokenomics._validate import check_nonnegative, check_numeric, check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
+from tokenomics.perf.calibrate import _multi_node_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
     UNCALIBRATED_BAND,
     as_hardware,
     as_model,
+    best_practice_precisions,
     config_label,
     curve_frame,
     curve_rows,
@@ -530,46 +532,57 @@ def project_session_curve(
     cfgs = _configs(configs, m, hw)
     if configs is None:
         cfgs = with_speculative(cfgs, m)
-    frames = []
-    for cfg in cfgs:
-        try:
-            tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
-                                             context_tokens=isl + osl, host_kv_gb_per_gpu=host_kv_gb_per_gpu)
-            grid = explicit if explicit is not None else default_sessions(sum(tiers.values()) / (isl + osl))
-            pts = session_points(m, hw, grid, workload, config=cfg, factors=factors, tier_capacity_tokens=tiers,
-                                 recall_s_per_token=recall, prefill_chunk_tokens=prefill_chunk_tokens)
-        except ValueError as err:
-            if mode != "none" and "tier" in str(err):
-                raise
-            continue
-        h = pts["realized_cache_hit_frac"].to_numpy()
-        ratios = [
-            cached_token_cost_ratio(m, hw, isl_tokens=isl, cached_frac=float(np.clip(x, 1e-3, 1 - 1e-3)),
-                                    config=cfg, factors=factors, prefill_chunk_tokens=prefill_chunk_tokens)
-            for x in np.unique(np.round(h, 3))
-        ]
-        lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))
-        label = config_label(cfg, m)
-        frame = curve_rows(
-            m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=workload.name,
-            isl_tokens=isl, osl_tokens=osl, concurrency=pts["sessions"], label=label,
-            note=(f"session projection, {label}; factors: {factors.source}; "
-                  f"throughput band x{lo:.2f}-x{hi:.2f}"),
-            cache_hit_frac=pts["realized_cache_hit_frac"],
-            gpu_cache_hit_frac=pts["gpu_cache_hit_frac"],
-            theoretical_cache_hit_frac=pts["theoretical_cache_hit_frac"],
-            kv_offload=mode,
-            **{BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
-               BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi},
-            realized_cache_hit_frac=pts["realized_cache_hit_frac"],
-            in_flight=pts["concurrency"], kv_capacity_tokens=pts["kv_capacity_tokens"],
-            kv_limited=pts["kv_limited"], queue_wait_s=pts["queue_wait_s"],
-            recall_s=pts["recall_s"], recall_link_util=pts["recall_link_util"],
-            recompute_s=pts["recompute_s"],
-            cached_cost_ratio=np.asarray([lookup[x] for x in np.round(h, 3)], dtype=float),
-            bound=pts["bound"], step_time_s=pts["step_time_s"], factors_source=factors.source,
-        )
-        frames.append(frame)
+
+    def frames_of(cfgs: list[ServingConfig]) -> list[pd.DataFrame]:
+        frames = []
+        for cfg in cfgs:
+            try:
+                tiers, recall = kv_offload_tiers(m, hw, config=cfg, factors=factors, kv_offload=mode,
+                                                 context_tokens=isl + osl, host_kv_gb_per_gpu=host_kv_gb_per_gpu)
+                grid = explicit if explicit is not None else default_sessions(sum(tiers.values()) / (isl + osl))
+                pts = session_points(m, hw, grid, workload, config=cfg, factors=factors, tier_capacity_tokens=tiers,
+                                     recall_s_per_token=recall, prefill_chunk_tokens=prefill_chunk_tokens)
+            except ValueError as err:
+                if mode != "none" and "tier" in str(err):
+                    raise
+                continue
+            h = pts["realized_cache_hit_frac"].to_numpy()
+            ratios = [
+                cached_token_cost_ratio(m, hw, isl_tokens=isl, cached_frac=float(np.clip(x, 1e-3, 1 - 1e-3)),
+                                        config=cfg, factors=factors, prefill_chunk_tokens=prefill_chunk_tokens)
+                for x in np.unique(np.round(h, 3))
+            ]
+            lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))
+            label = config_label(cfg, m)
+            frame = curve_rows(
+                m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=workload.name,
+                isl_tokens=isl, osl_tokens=osl, concurrency=pts["sessions"], label=label,
+                note=(f"session projection, {label}; factors: {factors.source}; "
+                      f"throughput band x{lo:.2f}-x{hi:.2f}"),
+                cache_hit_frac=pts["realized_cache_hit_frac"],
+                gpu_cache_hit_frac=pts["gpu_cache_hit_frac"],
+                theoretical_cache_hit_frac=pts["theoretical_cache_hit_frac"],
+                kv_offload=mode,
+                **{BAND_COLUMNS[0]: pts["throughput_tok_per_s_per_gpu"] * lo,
+                   BAND_COLUMNS[1]: pts["throughput_tok_per_s_per_gpu"] * hi},
+                realized_cache_hit_frac=pts["realized_cache_hit_frac"],
+                in_flight=pts["concurrency"], kv_capacity_tokens=pts["kv_capacity_tokens"],
+                kv_limited=pts["kv_limited"], queue_wait_s=pts["queue_wait_s"],
+                recall_s=pts["recall_s"], recall_link_util=pts["recall_link_util"],
+                recompute_s=pts["recompute_s"],
+                cached_cost_ratio=np.asarray([lookup[x] for x in np.round(h, 3)], dtype=float),
+                bound=pts["bound"], step_time_s=pts["step_time_s"], factors_source=factors.source,
+            )
+            frames.append(frame)
+        return frames
+
+    frames = frames_of(cfgs)
+    if not frames and configs is None:
+        # the searched replicas hold the weights but not one session context: spread the model
+        # wider (pipeline stages, wide expert parallelism across scale-up domains)
+        wider = _multi_node_configs(m, hw, min(hw.scaleup_domain_accelerators, 64),
+                                    **best_practice_precisions(m, hw))
+        frames = frames_of(with_speculative(wider, m))
     if not frames:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds one {isl + osl:,.0f}-token "
