@@ -336,3 +336,11 @@ def test_a_cached_cost_ratio_under_the_price_rule_is_refused_not_ignored():
     gpu = tk.Scenario(**{**BASE, "cost_split_rule": "gpu_time", "prefill_throughput_tok_per_s_per_gpu": 8000.0,
                          "decode_throughput_tok_per_s_per_gpu": 1000.0, "cached_cost_ratio": 0.5}).evaluate()
     assert gpu["cached_input_cost_usd_per_mtok"].iloc[0] == pytest.approx(0.5 * gpu["input_cost_usd_per_mtok"].iloc[0])
+
+
+def test_sweep_refuses_a_labelled_series_axis_whose_labels_it_would_drop():
+    s = tk.Scenario(**BASE)
+    with pytest.raises(ValueError, match=r"utilization_frac is a Series labelled \['lo', 'mid', 'hi'\]"):
+        tk.sweep(s, utilization_frac=pd.Series([0.4, 0.6, 0.8], index=["lo", "mid", "hi"]))
+    # unlabelled (a default RangeIndex) is a list of values
+    assert tk.sweep(s, utilization_frac=pd.Series([0.4, 0.6, 0.8]))["utilization_frac"].tolist() == [0.4, 0.6, 0.8]

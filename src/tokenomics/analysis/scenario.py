@@ -323,6 +323,12 @@ def _chain_kwargs(scn: Scenario) -> dict[str, Any]:
 
 
 def _as_axis(name: str, values: Any) -> list[Any] | np.ndarray:
+    if isinstance(values, pd.Series) and not values.index.equals(pd.RangeIndex(len(values))):
+        labels = list(values.index[:3])
+        raise ValueError(
+            f"sweep axis {name} is a Series labelled {labels}{'...' if len(values) > 3 else ''}: a sweep's rows "
+            "are combinations of values, named by their value columns, so the labels would be dropped; pass "
+            "the values (series.to_list()), or use tk.evaluate for one row per labelled element")
     if isinstance(values, (str, TcoBasis, Workload)) or not isinstance(
             values, (list, tuple, np.ndarray, pd.Series, pd.Index, range)):
         values = [values]
