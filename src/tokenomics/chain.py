@@ -763,25 +763,27 @@ def supply(
 
 
 def check_context_fits(model: Model, workload: Workload) -> None:
-    """Raise if a workload's input sequence exceeds the model's context window.
+    """Raise if a workload's sequence (input and output) exceeds the model's context window.
 
     Parameters
     ----------
     model : Model
         Catalog model (``max_context_tokens``).
     workload : Workload
-        The traffic (``isl_tokens``, the mean input sequence [tokens]).
+        The traffic (``isl_tokens`` and ``osl_tokens``, the mean input and output sequences
+        [tokens]: the output is generated into the same context).
 
     Raises
     ------
     ValueError
-        ``isl_tokens > max_context_tokens``, naming both.
+        ``isl_tokens + osl_tokens > max_context_tokens``, naming all three.
     """
     limit = getattr(model, "max_context_tokens", None)
-    if limit and float(workload.isl_tokens) > float(limit):
-        raise ValueError(f"workload {workload.name!r}: isl_tokens={float(workload.isl_tokens):g} exceeds "
-                         f"{model.model_id}'s context window (max_context_tokens={int(limit):,}); "
-                         f"give an input sequence <= {int(limit):,} tokens")
+    isl, osl = float(workload.isl_tokens), float(workload.osl_tokens)
+    if limit and isl + osl > float(limit):
+        raise ValueError(f"workload {workload.name!r}: isl_tokens={isl:g} + osl_tokens={osl:g} = {isl + osl:g} "
+                         f"exceeds {model.model_id}'s context window (max_context_tokens={int(limit):,}); "
+                         f"give a sequence of <= {int(limit):,} tokens, input and output together")
 
 
 def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> None:

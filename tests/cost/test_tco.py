@@ -1,6 +1,7 @@
 """Tests of tokenomics.cost.tco: itemised and published TCO per accelerator-hour."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -272,3 +273,25 @@ def test_itemised_kernel_allows_zero_power_and_rates():
         tk.tco("gb200", it_power_kw_per_accelerator=1000.0)  # a W figure as an override
     with pytest.raises(ValueError, match=r"facility_power_kw_per_accelerator=1800\.0 kW .*W where kW"):
         tk.tco("gb200", facility_power_kw_per_accelerator=1800.0)
+
+
+@pytest.mark.parametrize(("override", "fragment"), [
+    ({"economic_life_years": 48.0}, "above the plausible maximum 30 years"),  # months given as years
+    ({"economic_life_years": 0.3}, "below the plausible minimum 0.5 years"),
+    ({"capex_usd_per_accelerator": 3.5e6}, "above the plausible maximum 2e+06 USD"),  # a rack's capex
+    ({"extra_host_memory_gb_per_accelerator": 5e6}, "MB or bytes"),
+    ({"accelerators_per_system": 0.5}, "whole number"),
+    ({"accelerators_per_system": 72.9}, "whole number"),
+])
+def test_implausible_overrides_are_refused(override, fragment):
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        tk.tco("gb200", **override)
+
+
+def test_a_rental_markup_in_percent_is_refused_and_zero_overrides_stay_allowed():
+    with pytest.raises(ValueError, match="rental_markup_frac=69"):
+        tk.tco("gb200", "rental", rental_markup_frac=69.0)
+    base = tk.tco("gb200")
+    free = tk.tco("gb200", capex_usd_per_accelerator=0.0, electricity_usd_per_kwh=0.0, colocation_usd_per_kw_month=0.0)
+    # written off, free power and space: maintenance and other opex are shares of capex, so nothing is left
+    assert free.usd_per_gpu_hour == 0.0 < base.usd_per_gpu_hour

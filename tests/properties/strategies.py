@@ -119,8 +119,8 @@ pues = _floats(1.0, 3.0)
 """Power usage effectiveness, in [1, 3]."""
 electricity_prices = st.just(0.0) | _floats(0.005, 2.0)
 """Electricity price [USD/kWh]: free, or in the TCO profile vocabulary's plausible range."""
-capexes = _floats(0.0, 2e6)
-"""Capex per accelerator [USD]."""
+capexes = st.just(0.0) | _floats(100.0, 2e6)
+"""Capex per accelerator [USD]: written off, or in the TCO vocabulary's plausible range."""
 capital_rates = _floats(0.0, 0.5)
 """Annual cost of capital [1/yr]."""
 lives_years = _floats(0.5, 30.0)

@@ -56,9 +56,13 @@ def test_a_plan_made_for_another_isl_osl_is_refused() -> None:
 
 def test_an_input_beyond_the_context_window_is_refused() -> None:
     long = tk.Workload(name="long", isl_tokens=2e6, osl_tokens=1000)
-    with pytest.raises(ValueError, match=r"isl_tokens=2e\+06 exceeds deepseek-r1's context window "
-                                         r"\(max_context_tokens=131,072\)"):
+    with pytest.raises(ValueError, match=r"isl_tokens=2e\+06 \+ osl_tokens=1000 = 2\.001e\+06 exceeds deepseek-r1's "
+                                         r"context window \(max_context_tokens=131,072\)"):
         tk.evaluate("deepseek-r1", "gb200", workload=long, cost_usd_per_gpu_hour=2.0)
+    # the output is generated into the same context: a prompt that fits with a long answer does not
+    answer = tk.Workload(name="long answer", isl_tokens=100_000, osl_tokens=100_000)
+    with pytest.raises(ValueError, match=r"= 200000 exceeds deepseek-r1's context window"):
+        tk.evaluate("deepseek-r1", "gb200", workload=answer, cost_usd_per_gpu_hour=2.0)
 
 
 def test_a_given_offload_curve_labels_its_mode() -> None:
@@ -87,7 +91,7 @@ def test_the_command_line_hint_names_a_flag(capsys: pytest.CaptureFixture[str]) 
     assert "--cost-per-gpu-hour" in err
     assert "facility_power_kw_per_accelerator=" not in err
     assert main(["cost", "--hardware", "gb200", "--model", "deepseek-r1", "--isl", "200000", "--osl", "1000"]) == 2
-    assert "--isl=200000 exceeds deepseek-r1's context window" in capsys.readouterr().err
+    assert "--isl=200000 + --osl=1000 = 201000 exceeds deepseek-r1's context window" in capsys.readouterr().err
 
 
 def test_an_array_of_interactivities_gives_one_row_each() -> None:

@@ -380,6 +380,42 @@ def _validate_overrides(overrides: dict[str, Any]) -> None:
             check_positive(name, value)
         else:
             check_nonnegative(name, value)
+        if name == "accelerators_per_system" and (float(value) != int(float(value)) or float(value) < 1):
+            raise ValueError(f"accelerators_per_system={value!r} must be a whole number of accelerators, >= 1")
+        if name == "extra_host_memory_gb_per_accelerator":
+            check_plausible(name, value, low=0.0, high=MAX_EXTRA_HOST_MEMORY_GB, unit="GB", allow_zero=True,
+                            high_hint="a figure in MB or bytes where GB are meant?")
+        spec = _override_spec(name)
+        if spec is not None and (spec.min_value is not None or spec.max_value is not None):
+            # the catalog vocabulary's plausible range: months given as years, a per-rack capex,
+            # a markup in percent
+            slip = "a figure in other units (months, per rack or system, percent)?"
+            check_plausible(name, value, low=spec.min_value if spec.min_value is not None else 0.0,
+                            high=spec.max_value, unit=spec.unit, allow_zero=name in _ZERO_OVERRIDES, hint=slip,
+                            high_hint=slip)
+
+
+_ZERO_OVERRIDES = frozenset({"capex_usd_per_accelerator", "colocation_usd_per_kw_month", "electricity_usd_per_kwh",
+                             "rental_markup_frac"})
+"""Overrides whose 0 is meaningful below a plausible minimum (a written-off system, owned datacenter
+space, free power, no markup)."""
+
+MAX_EXTRA_HOST_MEMORY_GB: float = 100_000.0
+"""Largest plausible extra host DRAM per accelerator [GB] (100 TB): far above any system's host
+memory (e.g. 480 GB of LPDDR5X per Grace CPU, shared by two GPUs in GB200 NVL72); above it a figure
+in MB or bytes."""
+
+
+def _override_spec(name: str) -> Any:
+    """Return the vocabulary's spec of a TCO override (system inputs first, then profile inputs), or None."""
+    from tokenomics import catalog
+
+    for table in ("tco_system", "tco_profile"):
+        try:
+            return catalog.parameter_spec(table, name)
+        except KeyError:
+            continue
+    return None
 
 
 def tco(
@@ -433,7 +469,10 @@ def tco(
     TypeError
         ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
     ValueError
-        An override outside its range (percent hint for fractions), an unknown basis, or a
+        An override outside its range (percent hint for fractions) or outside the catalog
+        vocabulary's plausible range (``catalog.parameter_spec``: economic life 0.5-30 years,
+        capex 0 or 100-2e6 USD per accelerator, rental markup <= 5; unit slips such as months or
+        a per-rack capex), a fractional ``accelerators_per_system``, an unknown basis, or a
         system with neither IT nor facility power (give ``facility_power_kw_per_accelerator=``).
 
     Examples
