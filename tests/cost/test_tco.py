@@ -295,3 +295,11 @@ def test_a_rental_markup_in_percent_is_refused_and_zero_overrides_stay_allowed()
     free = tk.tco("gb200", capex_usd_per_accelerator=0.0, electricity_usd_per_kwh=0.0, colocation_usd_per_kw_month=0.0)
     # written off, free power and space: maintenance and other opex are shares of capex, so nothing is left
     assert free.usd_per_gpu_hour == 0.0 < base.usd_per_gpu_hour
+
+
+def test_an_explicit_basis_refuses_the_overrides_it_would_ignore():
+    basis = tk.TcoBasis.explicit(2.0)
+    with pytest.raises(ValueError, match=r"overrides \['pue'\] do not apply to an explicit TCO basis"):
+        basis.tco("b200", pue=1.5)
+    given = basis.tco("b200", facility_power_kw_per_accelerator=1.5)
+    assert (given.usd_per_gpu_hour, given.facility_power_kw_per_accelerator) == (2.0, 1.5)

@@ -854,12 +854,15 @@ class TcoBasis(BaseModel):
         -------
         TcoResult
             For an explicit basis: the given figure as its one component, with the catalog's
-            power figures for per-MW results.
+            power figures (or their overrides) for per-MW results.
 
         Raises
         ------
         KeyError
             Unknown hardware, or no published figure for it (itemised: no TCO inputs).
+        ValueError
+            An override out of range, or one the basis does not use (an explicit figure uses
+            power and system size only).
         """
         hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
         extra: dict[str, Any] = dict(overrides)
@@ -867,18 +870,30 @@ class TcoBasis(BaseModel):
             return tco(hw, str(self.profile), **extra)
         if self.kind == "published":
             return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier), **extra)
+        ignored = sorted(set(extra) - _EXPLICIT_OVERRIDES)
+        if ignored:
+            raise ValueError(f"overrides {ignored} do not apply to an explicit TCO basis (the given "
+                             f"{self.usd_per_gpu_hour:g} USD/GPU-hour is all-in); only "
+                             f"{sorted(_EXPLICIT_OVERRIDES)} do (for per-MW and per-system figures)")
+        _validate_overrides(extra)
         rate = float(self.usd_per_gpu_hour or 0.0)
         return TcoResult(
             hardware_id=hw.hardware_id,
             basis="explicit",
             usd_per_gpu_hour=rate,
             breakdown_usd_per_gpu_hour={"given": rate},
-            accelerators_per_system=hw.accelerators_per_system,
-            it_power_kw_per_accelerator=hw.it_power_kw_per_accelerator,
-            facility_power_kw_per_accelerator=hw.facility_power_kw_per_accelerator,
+            accelerators_per_system=int(extra.get("accelerators_per_system", hw.accelerators_per_system)),
+            it_power_kw_per_accelerator=extra.get("it_power_kw_per_accelerator", hw.it_power_kw_per_accelerator),
+            facility_power_kw_per_accelerator=extra.get("facility_power_kw_per_accelerator",
+                                                        hw.facility_power_kw_per_accelerator),
             notes=[f"TCO given: {rate:g} USD/GPU-hour"],
         )
 
+
+_EXPLICIT_OVERRIDES = frozenset({"accelerators_per_system", "it_power_kw_per_accelerator",
+                                 "facility_power_kw_per_accelerator"})
+"""The overrides an explicit (given) TCO figure uses: power and system size, for per-MW and
+per-system results."""
 
 DEFAULT_TCO_BASIS: TcoBasis = TcoBasis.itemised()
 """The TCO basis of every entry point when none is given: itemised, hyperscaler profile."""
