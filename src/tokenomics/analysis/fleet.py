@@ -318,11 +318,13 @@ def serving_day(
 ) -> pd.DataFrame:
     """Cost, revenue and margins of a day of serving stated the way DeepSeek published one.
 
-    ``cost = nodes * accelerators_per_node * hours * cost_usd_per_gpu_hour``;
-    ``revenue = uncached_input * p_in + cached_input * p_cached + output * p_out`` (per Mtok);
-    ``gross_margin = (revenue - license - cost) / revenue``; ``cost_profit_margin =
-    (revenue - license - cost) / cost``. ``nodes`` may be fractional: an average over the day
-    (DeepSeek's 226.75), stated in ``fleet_note``.
+    Over the period of ``hours``: ``cost = nodes * accelerators_per_node * hours *
+    cost_usd_per_gpu_hour``; ``revenue = uncached_input * p_in + cached_input * p_cached +
+    output * p_out`` (per Mtok); ``gross_margin = (revenue - license - cost) / revenue``;
+    ``cost_profit_margin = (revenue - license - cost) / cost``. The ``*_per_day`` columns state
+    the period at its rate over 24 h (``x 24 / hours``: a 12-hour period's tokens, cost and
+    revenue doubled); margins and throughput do not depend on it. ``nodes`` may be fractional:
+    an average over the period (DeepSeek's 226.75), stated in ``fleet_note``.
 
     Parameters
     ----------

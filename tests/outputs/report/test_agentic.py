@@ -77,3 +77,13 @@ def test_points_left_out_of_the_agentic_table_are_in_skipped_csv() -> None:
     stages = set(rep.tables["skipped"]["stage"])
     for r in left:
         assert f"agentic table at {r['interactivity_tok_per_s_per_user']:g} tok/s/user" in stages
+
+
+def test_session_traffic_sensitivity_brackets_the_realized_hit_rate(agentic_report) -> None:  # type: ignore[no-untyped-def]
+    sens = agentic_report.tables["sensitivity"]
+    hit = sens[sens["parameter"] == "cache_hit_frac"]
+    assert len(hit)
+    assert ((hit["low_value"] <= hit["base_value"]) & (hit["base_value"] <= hit["high_value"])).all()
+    assert (hit["base_value"] > 0.5).all()  # session traffic: most input is a cached prefix
+    note = agentic_report.tables["assumptions"].set_index("assumption").loc["cached input price", "note"]
+    assert "realized prefix-cache hit rate" in note

@@ -443,7 +443,7 @@ def build_report(
         sens = margin_sensitivity(
             base,
             ranges={"license_fee_frac": (0.0, max(fee, LICENSED_MODEL_FEE_FRAC)),
-                    "cache_hit_frac": (0.0, 0.5)},
+                    "cache_hit_frac": _cache_hit_range(base["cache_hit_frac"])},
             cached_input_usd_per_mtok=float(best["cached_input_usd_per_mtok"]),
         )
         sens.insert(0, "model_id", model_id)
@@ -698,9 +698,11 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("prices", f"catalog list prices, provider {opts.price_provider or 'first-party or latest'}",
          "USD/Mtok", "blended over input and output by the token mix"),
         ("cached input price", f"{DEFAULT_CACHED_COST_RATIO:g} x input price where none is published",
-         "USD/Mtok", "no cache hits in the default workload"),
+         "USD/Mtok", "no cache hits in a fixed-sequence workload" if opts.workload.is_fixed else
+         f"priced at each row's realized prefix-cache hit rate (theoretical {opts.workload.cached_prefix_frac:.3f})"),
         ("sensitivity", "each input +-25 % (fractions clipped to their range); license fee 0-0.30; "
-         "cache hit 0-0.5", "", "one at a time, others at base"),
+         f"cache hit {CACHE_HIT_SENSITIVITY_SPAN:g} either side of the base (within 0-1; 0-"
+         f"{CACHE_HIT_SENSITIVITY_SPAN:g} without hits)", "", "one at a time, others at base"),
     ]
     return pd.DataFrame(rows, columns=["assumption", "value", "unit", "note"])
 
@@ -832,3 +834,12 @@ def uncertainty_table(head: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame
     if not frames:
         return pd.DataFrame(columns=list(UNCERTAINTY_COLUMNS))
     return pd.concat(frames, ignore_index=True)[list(UNCERTAINTY_COLUMNS)]
+
+
+CACHE_HIT_SENSITIVITY_SPAN: float = 0.5
+"""Cached share of input swept either side of the operating point in the margin sensitivity."""
+
+
+def _cache_hit_range(hit_frac: float) -> tuple[float, float]:
+    """Return the cache-hit range of the sensitivity: the span either side of the base, within [0, 1]."""
+    return (max(0.0, hit_frac - CACHE_HIT_SENSITIVITY_SPAN), min(1.0, hit_frac + CACHE_HIT_SENSITIVITY_SPAN))
