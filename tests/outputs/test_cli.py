@@ -485,3 +485,10 @@ def test_json_writes_slashes_plainly(capsys):
     assert rc == 0
     assert '"8k/1k"' in out
     assert json.loads(out) == [{"workload": "8k/1k"}]
+
+
+def test_a_contradictory_tco_basis_names_the_basis_flag(capsys):
+    rc, _, err = run(capsys, "tco", "gb200", "--basis", "published", "--profile", "neocloud")
+    assert rc == 2
+    assert "--basis 'published' contradicts --profile 'neocloud'" in err
+    assert "tco_basis" not in err

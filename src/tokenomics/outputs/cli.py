@@ -391,7 +391,7 @@ def _as_flags(message: str) -> str:
     return message
 
 
-_TCO_FLAGS = {"tco_profile": "--profile", "tco_vintage": "--vintage", "tco_tier": "--tier"}
+_TCO_FLAGS = {"tco_basis": "--basis", "tco_profile": "--profile", "tco_vintage": "--vintage", "tco_tier": "--tier"}
 """Keyword names of a TCO basis error -> the flags of ``tokenomics tco``."""
 
 
