@@ -65,7 +65,7 @@ from tokenomics.economics import (
 from tokenomics.economics.policy import default_license_fee_frac
 from tokenomics.perf.hierarchy import KV_OFFLOAD_MODES, check_kv_offload
 from tokenomics.perf.project import BAND_COLUMNS
-from tokenomics.workload import Workload, workload
+from tokenomics.workload import Workload, check_context_fits, workload
 
 __all__ = [
     "CHAIN_COLUMNS",
@@ -760,30 +760,6 @@ def supply(
     out = pd.DataFrame(columns)[list(SUPPLY_COLUMNS)]
     out.attrs["cached_cost_ratio"] = own_ratio
     return out
-
-
-def check_context_fits(model: Model, workload: Workload) -> None:
-    """Raise if a workload's sequence (input and output) exceeds the model's context window.
-
-    Parameters
-    ----------
-    model : Model
-        Catalog model (``max_context_tokens``).
-    workload : Workload
-        The traffic (``isl_tokens`` and ``osl_tokens``, the mean input and output sequences
-        [tokens]: the output is generated into the same context).
-
-    Raises
-    ------
-    ValueError
-        ``isl_tokens + osl_tokens > max_context_tokens``, naming all three.
-    """
-    limit = getattr(model, "max_context_tokens", None)
-    isl, osl = float(workload.isl_tokens), float(workload.osl_tokens)
-    if limit and isl + osl > float(limit):
-        raise ValueError(f"workload {workload.name!r}: isl_tokens={isl:g} + osl_tokens={osl:g} = {isl + osl:g} "
-                         f"exceeds {model.model_id}'s context window (max_context_tokens={int(limit):,}); "
-                         f"give a sequence of <= {int(limit):,} tokens, input and output together")
 
 
 def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> None:

@@ -1058,3 +1058,27 @@ _TEXT_RUN_COLUMNS = frozenset({"run_id", "hardware_id", "model_id", "framework",
                                "source", "as_of"})
 
 _register_agentic_presets()
+
+
+def check_context_fits(model: Any, workload: Workload) -> None:
+    """Raise if a workload's sequence (input and output) exceeds the model's context window.
+
+    Parameters
+    ----------
+    model : Model
+        Catalog model (``max_context_tokens``).
+    workload : Workload
+        The traffic (``isl_tokens`` and ``osl_tokens``, the mean input and output sequences
+        [tokens]: the output is generated into the same context).
+
+    Raises
+    ------
+    ValueError
+        ``isl_tokens + osl_tokens > max_context_tokens``, naming all three.
+    """
+    limit = getattr(model, "max_context_tokens", None)
+    isl, osl = float(workload.isl_tokens), float(workload.osl_tokens)
+    if limit and isl + osl > float(limit):
+        raise ValueError(f"workload {workload.name!r}: isl_tokens={isl:g} + osl_tokens={osl:g} = {isl + osl:g} "
+                         f"exceeds {model.model_id}'s context window (max_context_tokens={int(limit):,}); "
+                         f"give a sequence of <= {int(limit):,} tokens, input and output together")

@@ -225,3 +225,9 @@ def test_a_session_context_no_single_domain_replica_holds_is_served_across_pipel
     curve = project_session_curve("deepseek-r1", "tpu-v5e", "agentic-coding")
     assert curve["parallelism"].str.contains("-pp").all()
     assert (curve["throughput_tok_per_s_per_gpu"] > 0).all()
+
+
+def test_a_session_context_beyond_the_model_window_is_refused():
+    huge = Workload(name="huge", kind="sessions", isl_tokens=1_000_000, osl_tokens=1000, cached_prefix_frac=0.9)
+    with pytest.raises(ValueError, match="exceeds deepseek-r1's context window"):
+        project_session_curve("deepseek-r1", "b200", huge)

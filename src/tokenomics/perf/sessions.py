@@ -65,7 +65,7 @@ from tokenomics.perf.step import (
     kv_capacity_tokens,
     roofline_points,
 )
-from tokenomics.workload import Workload
+from tokenomics.workload import Workload, check_context_fits
 from tokenomics.workload import workload as get_workload
 
 __all__ = [
@@ -508,12 +508,13 @@ def project_session_curve(
         Unknown model, hardware, workload or ``kv_offload`` name (close matches listed).
     ValueError
         A fixed-sequence workload (project it with :func:`~tokenomics.perf.project_curve`);
-        ``host_kv_gb_per_gpu`` with ``kv_offload="none"`` or outside its range; or no
-        configuration holds one session context.
+        ``host_kv_gb_per_gpu`` with ``kv_offload="none"`` or outside its range; a session
+        context beyond the model's context window; or no configuration holds one session context.
     """
     m, hw = as_model(model), as_hardware(hardware)
     workload = get_workload(workload)
     _session_inputs(workload, "; project fixed-sequence traffic with tokenomics.project_curve")
+    check_context_fits(m, workload)
     mode = check_kv_offload(kv_offload, workload)
     if host_kv_gb_per_gpu is not None:
         host_kv_gb_per_gpu = check_host_kv_gb_per_gpu(hw, host_kv_gb_per_gpu, mode)
