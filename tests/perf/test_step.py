@@ -72,20 +72,30 @@ def test_fixed_layer_time_scales_with_kernel_units() -> None:
 def test_expert_parallel_imbalance_by_hand() -> None:
     from statistics import NormalDist
 
-    from tokenomics.perf.step import _ep_token_imbalance, _ep_weight_imbalance, _resolve
+    from tokenomics.perf.step import _resolve, _token_imbalance, _weight_imbalance
 
     z8 = NormalDist().inv_cdf((8 - 0.375) / (8 + 0.25))  # Blom: expected largest of 8 normals
-    s = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, ep=8, weight_precision="fp4"), None)
+    c = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, ep=8, weight_precision="fp4"), None).c
+    assert c.z == pytest.approx(z8)
+
+    def tokens(t: float, c=c) -> float:  # type: ignore[no-untyped-def]
+        return float(_token_imbalance(t, 8.0, c.ep, c.z))
+
+    def weights(t: float, c=c) -> float:  # type: ignore[no-untyped-def]
+        return float(_weight_imbalance(t, 256.0, 8.0, c.ep, c.z))
+
     # 64 tokens x 8 experts = 512 pairs on 8 ranks: mean 64, sd sqrt(512 / 8 x 7 / 8)
-    assert float(_ep_token_imbalance(s, np.asarray([64.0]))[0]) == pytest.approx(1 + z8 * (512 / 8 * 7 / 8) ** 0.5 / 64)
+    assert tokens(64.0) == pytest.approx(1 + z8 * (512 / 8 * 7 / 8) ** 0.5 / 64)
     # 16 tokens touch each expert with p = 1 - (1 - 8/256)^16; 32 experts per rank
     p = 1 - (1 - 8 / 256) ** 16
     mu, sd = 32 * p, (32 * p * (1 - p)) ** 0.5
-    assert float(_ep_weight_imbalance(s, np.asarray([16.0]))[0]) == pytest.approx(min(mu + z8 * sd, 32) / mu)
+    assert weights(16.0) == pytest.approx(min(mu + z8 * sd, 32) / mu)
     # every expert touched: no weight imbalance; no expert parallelism: none at all
-    assert float(_ep_weight_imbalance(s, np.asarray([4096.0]))[0]) == pytest.approx(1.0)
-    tp = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, weight_precision="fp4"), None)
-    assert float(_ep_token_imbalance(tp, np.asarray([64.0]))[0]) == 1.0
+    assert weights(4096.0) == pytest.approx(1.0)
+    tp = _resolve("deepseek-r1", "b200", ServingConfig(tp=8, weight_precision="fp4"), None).c
+    assert (tp.ep, tp.z) == (1.0, 0.0)
+    assert tokens(64.0, tp) == 1.0
+    assert weights(16.0, tp) == 1.0
 
 
 def test_dense_and_moe_decode_compute_efficiencies_apply_to_their_own_class() -> None:

@@ -408,8 +408,6 @@ in MB or bytes."""
 
 def _override_spec(name: str) -> Any:
     """Return the vocabulary's spec of a TCO override (system inputs first, then profile inputs), or None."""
-    from tokenomics import catalog
-
     for table in ("tco_system", "tco_profile"):
         try:
             return catalog.parameter_spec(table, name)

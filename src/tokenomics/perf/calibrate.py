@@ -305,8 +305,7 @@ def frontier_configs(
             out = [cfg] if _holds(model, hardware, cfg) else []
             tp *= 2
     if not out and not fields.get("disaggregated"):
-        limit = min(domain, 64)
-        out = [c for c in _multi_node_configs(model, hardware, limit, **fields) if _holds(model, hardware, c)]
+        out = [c for c in _multi_node_configs(model, hardware, **fields) if _holds(model, hardware, c)]
     return out
 
 
@@ -324,14 +323,15 @@ def _holds(model: Model, hardware: Hardware, cfg: ServingConfig) -> bool:
         return False
 
 
-def _multi_node_configs(model: Model, hardware: Hardware, limit: int, **fields: object) -> list[ServingConfig]:
+def _multi_node_configs(model: Model, hardware: Hardware, **fields: object) -> list[ServingConfig]:
     """Return configurations spanning scale-up domains, for models no single domain holds.
 
     MoE models: wide expert parallelism with data-parallel attention over ``tp = ep`` ranks
-    beyond the domain (all-to-all over the scale-out network), up to
-    :data:`MULTI_NODE_EP_LIMIT`; every model: the largest in-domain tensor parallelism with
-    :data:`MULTI_NODE_PP` pipeline stages (one activation send per stage boundary).
+    beyond the searched in-domain limit (``min(domain, 64)``; all-to-all over the scale-out
+    network), up to :data:`MULTI_NODE_EP_LIMIT`; every model: that limit's tensor parallelism
+    with :data:`MULTI_NODE_PP` pipeline stages (one activation send per stage boundary).
     """
+    limit = min(hardware.scaleup_domain_accelerators, 64)
     out: list[ServingConfig] = []
     if model.is_moe:
         tp = 2 * limit

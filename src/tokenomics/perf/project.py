@@ -195,6 +195,16 @@ def _configs(
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
 
 
+def _wider_configs(m: Model, hw: Hardware, *, speculative: bool) -> list[ServingConfig]:
+    """Return the multi-node configurations of the default search at best-practice precisions.
+
+    For a workload whose sequences no searched replica holds although its weights fit; with
+    ``speculative``, followed by each published MTP setting (:func:`with_speculative`).
+    """
+    wider = _multi_node_configs(m, hw, **best_practice_precisions(m, hw))
+    return with_speculative(wider, m) if speculative else wider
+
+
 def with_speculative(cfgs: list[ServingConfig], m: Model) -> list[ServingConfig]:
     """Return the configurations followed by each of them at each published MTP setting of the model.
 
@@ -395,10 +405,8 @@ def project_curve(
     if rows is None and configs is None:
         # the searched replicas hold the weights but not one sequence of this length: spread the
         # model wider (pipeline stages, wide expert parallelism across scale-up domains)
-        wider = _multi_node_configs(m, hw, min(hw.scaleup_domain_accelerators, 64), **best_practice_precisions(m, hw))
-        wider = with_speculative(wider, m) if full else wider
-        rows, more = _aggregated_rows(m, hw, wider, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
-                                      best_practice=True)
+        rows, more = _aggregated_rows(m, hw, _wider_configs(m, hw, speculative=full), isl_tokens, osl_tokens,
+                                      concurrency, factors, (lo, hi), best_practice=True)
         limits = {**limits, **more}
     if rows is None:
         raise ValueError(

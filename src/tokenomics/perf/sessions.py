@@ -38,13 +38,11 @@ import pandas as pd
 from tokenomics._validate import check_nonnegative, check_numeric, check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.memory.prefix_cache import DEFAULT_CONTEXT_CV, hit_frac_by_tier
-from tokenomics.perf.calibrate import _multi_node_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
     UNCALIBRATED_BAND,
     as_hardware,
     as_model,
-    best_practice_precisions,
     config_label,
     curve_frame,
     curve_rows,
@@ -52,7 +50,7 @@ from tokenomics.perf.configs import (
 from tokenomics.perf.disagg import _concurrency_values
 from tokenomics.perf.factors import RooflineFactors
 from tokenomics.perf.hierarchy import check_host_kv_gb_per_gpu, check_kv_offload, kv_offload_tiers
-from tokenomics.perf.project import BAND_COLUMNS, _configs, check_serves_decode, with_speculative
+from tokenomics.perf.project import BAND_COLUMNS, _configs, _wider_configs, check_serves_decode, with_speculative
 from tokenomics.perf.step import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingConfig,
@@ -581,9 +579,7 @@ def project_session_curve(
     if not frames and configs is None:
         # the searched replicas hold the weights but not one session context: spread the model
         # wider (pipeline stages, wide expert parallelism across scale-up domains)
-        wider = _multi_node_configs(m, hw, min(hw.scaleup_domain_accelerators, 64),
-                                    **best_practice_precisions(m, hw))
-        frames = frames_of(with_speculative(wider, m))
+        frames = frames_of(_wider_configs(m, hw, speculative=True))
     if not frames:
         raise ValueError(
             f"no configuration of {m.model_id} on {hw.hardware_id} holds one {isl + osl:,.0f}-token "

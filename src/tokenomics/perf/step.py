@@ -449,22 +449,6 @@ def _token_imbalance(tokens: Any, k: float, ep: Any, z: Any) -> Any:
     return 1.0 + z * sigma / (pairs / ep)
 
 
-def _ep_weight_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """:func:`_weight_imbalance` of a setup (ones without expert parallelism)."""
-    a, ep = s.a, s.cfg.ep
-    if ep <= 1:
-        return np.ones_like(tokens, dtype=float)
-    return np.asarray(_weight_imbalance(tokens, a.routed_experts, a.active_experts, ep, _max_normal(ep)), dtype=float)
-
-
-def _ep_token_imbalance(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """:func:`_token_imbalance` of a setup (ones without expert parallelism)."""
-    ep = s.cfg.ep
-    if ep <= 1:
-        return np.ones_like(tokens, dtype=float)
-    return np.asarray(_token_imbalance(tokens, s.a.active_experts, ep, _max_normal(ep)), dtype=float)
-
-
 @dataclass(frozen=True)
 class _Coefs:
     """Per-configuration scalars of the step formulas (:func:`_coefs`).
@@ -533,11 +517,6 @@ def _weight_bytes(a: Arch, c: _Coefs, tokens: Any) -> Any:
     # the busiest expert-parallel rank sets the pace
     touched = e * (1.0 - (1.0 - k / e) ** tokens) * _weight_imbalance(tokens, e, k, c.ep, c.z)
     return fixed + a.moe_layers * touched * a.expert_params * c.w_bytes / c.n
-
-
-def _weight_bytes_per_gpu(s: _Setup, tokens: np.ndarray) -> np.ndarray:
-    """Weight bytes one accelerator of a setup reads in one stage step with ``tokens`` tokens."""
-    return np.asarray(_weight_bytes(s.a, s.c, np.asarray(tokens, dtype=float)), dtype=float)
 
 
 @dataclass(frozen=True)
@@ -723,18 +702,6 @@ def _prefix_bytes(m: Model, c: np.ndarray, kv_precision: str) -> np.ndarray:
     return np.where(c > 0, kv_sequence_bytes(m, np.maximum(c, 1.0), kv_precision), 0.0)
 
 
-def _cached_prefill(s: _Setup, isl: float, cached: Any) -> tuple[Any, Any, Any, Any]:
-    """Uncached tokens, attention pairs, windowed pairs and prefix-cache KV bytes read per GPU.
-
-    :func:`_prefill_pairs`, and the cached prefix's KV read once, split like the decode cache.
-    """
-    c, u, pairs, win_pairs = _prefill_pairs(s.a, isl, cached)
-    read_bytes = _prefix_bytes(s.model, c, s.kv_precision) / (_kv_divisor(s) * s.cfg.pp)
-    if np.ndim(cached) == 0:
-        return float(u), float(pairs), float(np.asarray(win_pairs)), float(read_bytes)
-    return u, pairs, win_pairs, read_bytes
-
-
 def _draft_work(m: Model, a: Arch, c: _Coefs, seqs: np.ndarray, context: float,
                 kv_seq: Any) -> tuple[np.ndarray, np.ndarray]:
     """Bytes read and compute time at peak, per accelerator, of one MTP draft pass [bytes, s].
@@ -769,12 +736,16 @@ def _draft_work(m: Model, a: Arch, c: _Coefs, seqs: np.ndarray, context: float,
             np.where(on, linear / c.peak_linear + attn_flop / c.peak_attn, 0.0))
 
 
-def _stack_coefs(coefs: list[_Coefs], sizes: list[int]) -> _Coefs:
-    """Per-point arrays of several setups' scalars: each repeated over its points."""
-    reps = np.asarray(sizes)
+def _stack_coefs(coefs: list[_Coefs], sizes: list[int]) -> tuple[_Coefs, _Coefs, _Coefs]:
+    """Several setups' scalars as arrays: per decode point, per setup, and the two concatenated.
+
+    Each setup's values are repeated over its ``sizes`` decode points; the per-setup rows (one
+    prefill each) follow them in the concatenation.
+    """
     table = np.asarray([[getattr(c, name) for name in _COEF_FIELDS] for c in coefs], dtype=float)
-    cols = np.repeat(table, reps, axis=0).T
-    return _Coefs(*cols)
+    dec = np.repeat(table, np.asarray(sizes), axis=0)
+    both = np.concatenate([dec, table])
+    return _Coefs(*dec.T), _Coefs(*table.T), _Coefs(*both.T)
 
 
 def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.0) -> _Work:
@@ -795,7 +766,7 @@ def _work(s: _Setup, batch: np.ndarray, isl: float, osl: float, cached: Any = 0.
             out[name] = float(np.ravel(x)[0]) if scalar else x
         elif name in _CONFIG_FIELDS:
             out[name] = float(np.ravel(x)[0])
-        elif np.ndim(x) == 1 and len(x) == batch.size and name != "kv_bytes":
+        elif np.ndim(x) == 1 and len(x) == batch.size:
             out[name] = x.reshape(shape)
         else:
             out[name] = x
@@ -863,24 +834,20 @@ def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl:
     if one:
         c_all = c_dec = c_pre = c_cfg[0]
     else:
-        c_all = _stack_coefs(c_cfg + c_cfg, [len(b) for b in batches] + [1] * len(setups))
-        k = len(flat)
-        c_dec = _Coefs(*(getattr(c_all, f)[:k] for f in _COEF_FIELDS))
-        c_pre = _Coefs(*(getattr(c_all, f)[k:] for f in _COEF_FIELDS))
+        c_dec, c_pre, c_all = _stack_coefs(c_cfg, [len(b) for b in batches])
     context = isl + osl / 2.0
     # KV bytes per sequence at the decode context and of the cached prefix, per precision
     precisions = [s.kv_precision for s in setups]
     clipped, u, pairs, win_pairs = _prefill_pairs(a, isl, cached)
     by_prec = {p: (float(kv_sequence_bytes(m, np.asarray(context, dtype=float), p)),
                    _prefix_bytes(m, clipped, p)) for p in dict.fromkeys(precisions)}
+    kv_seq: Any
+    prefix: Any
     if one:
-        kv_seq_cfg: Any = by_prec[precisions[0]][0]
-        prefix: Any = by_prec[precisions[0]][1]
-        kv_seq = kv_seq_cfg
+        kv_seq, prefix = by_prec[precisions[0]]
     else:
-        kv_seq_cfg = np.asarray([by_prec[p][0] for p in precisions])
+        kv_seq = np.repeat([by_prec[p][0] for p in precisions], [len(b) for b in batches])
         prefix = np.asarray([float(by_prec[p][1]) for p in precisions])
-        kv_seq = np.repeat(kv_seq_cfg, [len(b) for b in batches])
     cached_read = np.atleast_1d(prefix / (c_pre.kv_div * c_pre.pp))
 
     pp, n = c_dec.pp, c_dec.n
@@ -1601,7 +1568,7 @@ def _prefill_context_s(s: _Setup, isl: float, c: np.ndarray, chunk: float, laten
     """Long-context part of a chunked prefill: attention, prefix re-reads, MLA up-projection [s]."""
     a, cfg, f = s.a, s.cfg, s.f
     n, pp = float(cfg.num_gpus), float(cfg.pp)
-    u, pairs, win_pairs, _ = _cached_prefill(s, isl, c)
+    _, u, pairs, win_pairs = _prefill_pairs(a, isl, c)
     prec = _prefill_attention_precision(s)
     peak = s.hw.dense_tflops(prec) * FLOPS_PER_TFLOPS
     attn_rate = min(gemm_kernel(s.hw, "gemm", prec).max_flop_per_s, peak) * f.prefill_compute_eff_frac
