@@ -101,7 +101,8 @@ def gemm_time_s(max_flop_per_s: ArrayLike, half_tokens: ArrayLike, weight_bytes_
 
     ``max(FLOP / (R_max M / (M + M_half)), bytes / BW_w)``, element-wise: the kernel's rate
     rises with the tokens ``M`` in the call (per expert for grouped MoE GEMMs) towards
-    ``R_max``, and a call streams its weights at least once.
+    ``R_max``, and a call streams its weights at least once. For hot paths whose inputs are
+    already checked (the step model): nothing is validated here.
 
     Parameters
     ----------
