@@ -84,7 +84,8 @@ def test_measured_offload_hits_count_every_tier(model, hardware, tp, concurrency
     from tokenomics.curves.measured import curves
 
     model = model or "deepseek-r1"
-    pts = curves(model=model, hardware=hardware, kind="measured", workload="agentic-coding")
+    workload = "agentic-coding-early" if hardware == "b200" else "agentic-coding"
+    pts = curves(model=model, hardware=hardware, kind="measured", workload=workload)
     pts = pts[(pts["kv_offload"] == "dram") & (pts["concurrency"] == concurrency) & (pts["tp"] == tp)]
     assert len(pts) >= 1
     curve = ThroughputCurve.from_points(pts.iloc[[int(np.argmax(pts["throughput_tok_per_s_per_gpu"]))]],

@@ -66,7 +66,8 @@ def test_reproducible_by_seed_and_quasi_random_by_default():
     r3 = monte_carlo(_base(), seed=2, **kw)
     pd.testing.assert_frame_equal(r1.summary, r2.summary)
     assert not r1.summary.equals(r3.summary)
-    assert r1.method == "auto"
+    assert r1.method == "sobol"  # the method that ran: 1024 draws, a power of two
+    assert monte_carlo(_base(), seed=1, **{**kw, "n_draws": 1000}).method == "lhs"
 
 
 def test_dask_chunks_agree_with_memory_and_stay_summaries():

@@ -242,8 +242,9 @@ def test_catalog_rows_from_shared_files_match_a_fresh_read(shared_data: Path) ->
     if not d.is_dir():
         pytest.skip(f"{d} not present")
     fresh = pd.concat([tk.read_agentx(f) for f in sorted(d.glob("agg_*.json"))])
-    bundled = curves(model="deepseek-r1", hardware="b200", workload="agentic-coding")
+    bundled = curves(model="deepseek-r1", hardware="b200", workload="agentic-coding-early")
     assert len(bundled) == len(fresh) == 44
+    assert set(fresh["workload"]) == set(bundled["workload"]) == {"agentic-coding-early"}
     a = np.sort(fresh[Y].to_numpy(dtype=float))
     b = np.sort(bundled[Y].to_numpy(dtype=float))
     np.testing.assert_allclose(a, b, rtol=1e-5)

@@ -22,7 +22,8 @@ def _measured_systems(model: str, workload: str) -> list[str]:
 
 SYSTEMS = ([("deepseek-r1", hw, "8k/1k", "none") for hw in _measured_systems("deepseek-r1", "8k/1k")]
            + [("gpt-oss-120b", hw, "1k/1k", "none") for hw in _measured_systems("gpt-oss-120b", "1k/1k")]
-           + [(m, hw, "agentic-coding", mode) for m, hw in (("deepseek-r1", "b200"), ("kimi-k2.7", "mi355x"))
+           + [(m, hw, wl, mode) for m, hw, wl in (("deepseek-r1", "b200", "agentic-coding-early"),
+                                                   ("kimi-k2.7", "mi355x", "agentic-coding"))
               for mode in ("none", "dram", "ssd")])
 
 
@@ -40,6 +41,10 @@ def _reads(model, hw, wl, mode, xs):
 def test_throughput_never_rises_with_interactivity(model, hw, wl, mode):
     curve, points = reference_curve(model, hw, workload=wl, kv_offload=mode)
     lo, hi = curve.interactivity_range
+    # from the slowest measurement of the mode: its knots may have left the frontier
+    raw = curves(model=model, hardware=hw, kind="measured", workload=wl)
+    raw = raw[raw["kv_offload"].fillna("none") == mode] if "kv_offload" in raw.columns else raw
+    lo = min(lo, float(raw[X].min())) if len(raw) else lo
     xs = np.geomspace(lo, hi, 200)
     y = np.asarray(curve.throughput_at(xs), dtype=float)
     assert np.isfinite(y).all()
@@ -113,23 +118,23 @@ def test_user_examples_no_longer_jump():
     gb200 = [row("gb200", x, workload="8k/1k")["throughput_tok_per_s_per_gpu"] for x in (25, 30, 55)]
     assert gb200[0] >= gb200[1] >= gb200[2]
     # agentic, formerly 9,725 (projected) at 30 vs 2,076 (measured) at 40
-    agentic = [row("b200", x, workload="agentic-coding") for x in (30, 40)]
+    agentic = [row("b200", x, workload="agentic-coding-early") for x in (30, 40)]
     assert [r["curve_kind"] for r in agentic] == ["anchored", "measured"]
     t30, t40 = (r["throughput_tok_per_s_per_gpu"] for r in agentic)
     assert t40 <= t30 <= 1.5 * t40
 
 
 def test_never_measured_offload_mode_is_anchored_to_a_measured_mode():
-    ssd = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", kv_offload="ssd",
+    ssd = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding-early", kv_offload="ssd",
                       interactivity_tok_per_s_per_user=30).iloc[0]
-    dram = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", kv_offload="dram",
+    dram = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding-early", kv_offload="dram",
                        interactivity_tok_per_s_per_user=30).iloc[0]
     assert ssd["curve_kind"] == "anchored"
     assert ssd["anchor_kv_offload"] == "dram"
     assert 0 < ssd["anchor_ratio"] < 1
     assert dram["curve_kind"] == "measured"
     # ssd(x) = dram's curve(x) x projected ssd(x) / projected dram(x), each clipped at its ends
-    wl = tk.workload("agentic-coding")
+    wl = tk.workload("agentic-coding-early")
     dram_curve, _ = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="dram")
     ssd_curve, _ = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="ssd")
     proj = {mode: tk.ThroughputCurve.from_points(project_session_curve("deepseek-r1", "b200", wl, kv_offload=mode),
@@ -231,11 +236,41 @@ def test_beyond_its_measured_range_a_mode_follows_the_nearest_measurement_of_any
     assert float(dram_curve.throughput_at(x)) > 1.2 * end_ratio * float(proj["dram"].throughput_at(x))
 
 
+def test_a_measured_segment_below_a_faster_carried_point_leaves_the_frontier():
+    # AgentX MI355X Kimi-K2.7 with CPU-DRAM offload: 16-48 sessions measured at 14.8-15.3 tok/s/user,
+    # <= 4,213 tok/s/GPU; the no-offload run at fewer sessions, carried onto DRAM offload, serves
+    # 26.3 tok/s/user at more tok/s/GPU, so it serves the slower 15 tok/s/user too (formerly 3,653
+    # at 15 between 5,423 at 14 and 16)
+    wl = "agentic-coding"
+    meas = curves(model="kimi-k2.7", hardware="mi355x", kind="measured", workload=wl)
+    dram = meas[meas["kv_offload"] == "dram"]
+    curve, points = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram")
+    faster = points[points[X] > float(dram[X].max())]
+    assert float(faster[Y].max()) > float(dram[Y].max())  # the carried point dominates every DRAM run
+    xs = np.array([12.0, 14.0, 14.8, 15.0, 15.3, 16.0, 20.0])
+    y = np.asarray(curve.throughput_at(xs), dtype=float)
+    assert (np.diff(y) <= 1e-9 * y[:-1]).all()
+    assert y[3] == pytest.approx(float(faster.loc[faster[X].idxmin(), Y]))  # the slowest faster knot's
+    for x, want in zip(xs, y, strict=True):  # the chain reads the same row as the whole curve
+        row = tk.evaluate("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram",
+                          interactivity_tok_per_s_per_user=float(x)).iloc[0]
+        assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(want, rel=1e-12)
+        assert row["curve_kind"] == curve_kind_at(curve, float(x)) == "anchored"
+        assert row["config"] == config_at(curve, float(x))
+        assert anchor_at(curve, float(x))[1] == "none"
+    # without a mode of fewer tiers measured, the envelope inside its range is read unchanged
+    none_curve, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="none")
+    env, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="none",
+                             interactivity_tok_per_s_per_user=30.0)
+    assert env.kind == "measured"
+    assert float(none_curve.throughput_at(30.0)) == pytest.approx(float(env.throughput_at(30.0)), rel=1e-12)
+
+
 def test_a_mode_with_fewer_tiers_takes_no_hits_from_a_mode_with_more():
     # B200 DeepSeek-R1: the DRAM-offload run at 32 sessions (~22 tok/s/user) hit 0.83 of its input,
     # 0.83 of it in host DRAM; without offload those hits do not exist, so the no-offload curve
     # below its own measured range is its own end ratio with its own hits, not DRAM's
-    wl = tk.workload("agentic-coding")
+    wl = tk.workload("agentic-coding-early")
     _, points = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="none")
     assert set(points["anchor_kv_offload"].dropna()) <= {"none"}
     row = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload="none", interactivity_tok_per_s_per_user=8).iloc[0]
@@ -245,7 +280,7 @@ def test_a_mode_with_fewer_tiers_takes_no_hits_from_a_mode_with_more():
 def test_anchored_hits_meet_the_measured_ones_at_the_measured_end():
     # hits of the anchored rows are the projection's shifted by measured - projected at the end,
     # so the priced hit rate does not jump where projection meets measurement
-    wl = tk.workload("agentic-coding")
+    wl = tk.workload("agentic-coding-early")
     _, points = reference_curve("deepseek-r1", "b200", workload=wl, kv_offload="dram")
     lo = float(points.loc[points["kind"] == "measured", X].min())
     below = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload="dram",
@@ -256,7 +291,7 @@ def test_anchored_hits_meet_the_measured_ones_at_the_measured_end():
     assert below["realized_cache_hit_frac"] == pytest.approx(at["realized_cache_hit_frac"], abs=0.01)
     # and no point states more hits than the workload's theoretical rate
     for mode in ("none", "dram", "ssd"):
-        _, pts = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload=mode)
+        _, pts = reference_curve("kimi-k2.7", "mi355x", workload="agentic-coding", kv_offload=mode)
         theoretical = pd.to_numeric(pts["theoretical_cache_hit_frac"], errors="coerce")
         realized = pd.to_numeric(pts["realized_cache_hit_frac"], errors="coerce")
         assert not (realized > theoretical + 1e-12).any()
@@ -273,9 +308,9 @@ def test_config_at_names_the_deployment_a_row_stands_on() -> None:
     _, hi = proj.interactivity_range
     assert config_at(proj, hi * 2) is None  # beyond the fastest knot
     # measured: engine, parallelism and precision as run (B200 DeepSeek-R1 agentic, vLLM TP4/TP8)
-    meas, _ = tk.reference_curve("deepseek-r1", "b200", workload="agentic-coding")
+    meas, _ = tk.reference_curve("deepseek-r1", "b200", workload="agentic-coding-early")
     assert config_at(meas, 50.0).startswith("vllm tp")
-    row = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding", interactivity_tok_per_s_per_user=50.0)
+    row = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding-early", interactivity_tok_per_s_per_user=50.0)
     assert row["config"].iloc[0] == config_at(meas, 50.0)
     given = tk.evaluate(None, "gb200", throughput_tok_per_s_per_gpu=1000.0, cost_usd_per_gpu_hour=2.0,
                         input_usd_per_mtok=1.0, output_usd_per_mtok=2.0)

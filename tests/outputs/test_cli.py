@@ -449,6 +449,14 @@ def test_tco_names_its_own_flags_and_checks_columns_before_printing(capsys):
     assert rc == 2
     assert out == ""  # no header printed before the error
     _one_line_error(err, "tco")
+    # the share column by either name, in percent in a table and as a fraction in csv
+    for name in ("share_frac", "share_%"):
+        rc, table, _ = run(capsys, "tco", "gb200", "--columns", f"component,{name}")
+        assert rc in (0, None)
+        assert "share %" in table
+        rc, csv, _ = run(capsys, "tco", "gb200", "--columns", f"component,{name}", "--format", "csv")
+        assert rc in (0, None)
+        assert csv.splitlines()[0] == "component,share_frac"
 
 
 def test_one_system_named_twice_is_refused(capsys):

@@ -6,7 +6,7 @@ import tokenomics as tk
 from tokenomics.outputs.cli import main
 from tokenomics.outputs.report import ReportOptions
 
-AGENTIC = {"workload": "agentic-coding", "interactivity_tok_per_s_per_user": 30.0}
+AGENTIC = {"workload": "agentic-coding-early", "interactivity_tok_per_s_per_user": 30.0}
 
 
 def test_evaluate_reads_the_curve_of_its_offload_mode():
@@ -49,7 +49,7 @@ def test_unknown_mode_lists_the_valid_ones():
 
 
 def test_cli_flag(capsys):
-    code = main(["cost", "--hardware", "b200", "--model", "deepseek-r1", "--workload", "agentic-coding",
+    code = main(["cost", "--hardware", "b200", "--model", "deepseek-r1", "--workload", "agentic-coding-early",
                  "--interactivity", "30", "--kv-offload", "dram", "--format", "csv"])
     assert code in (0, None)
     out = capsys.readouterr().out

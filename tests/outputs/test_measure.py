@@ -215,3 +215,19 @@ def test_sweep_with_aiperf(stub: _Stub, tmp_path: Path) -> None:
     assert row["osl_tokens"] == CHUNKS
     assert 0.008 < row["tpot_median_s"] < 0.05
     assert "AIPerf" in row["source"]
+
+
+@pytest.mark.parametrize(("flags", "named"), [
+    (["--isl", "0"], "--isl must be >= 1 token"),
+    (["--osl", "0"], "--osl must be >= 1 token"),
+    (["--requests", "0"], "--requests must be >= 1"),
+    (["--timeout", "0"], "--timeout 0 is outside"),
+    (["--concurrency", "0"], "--concurrency must be whole numbers"),
+])
+def test_bad_settings_name_their_flags(flags: list[str], named: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["measure", "http://127.0.0.1:9/v1", "--model", "m", "--hardware", "h100", "--gpus", "1",
+               "--driver", "builtin", "-q", *flags])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert named in err
+    assert err.count("\n") == 1

@@ -862,6 +862,11 @@ class MonteCarloResult:
     draws : xarray.Dataset or None
         Per-draw results, dims ``draw`` x ``case`` (in-memory runs with ``keep_draws``); None
         for dask runs.
+    method : str
+        The sampling that ran: ``"sobol"``, ``"lhs"`` or ``"random"`` (``"auto"`` resolved),
+        ``"dask:<method>"`` for dask runs.
+    seed : int or None
+        The seed given.
     cheapest_frac : pandas.Series
         Share of draws in which a case has the lowest cost per Mtok of its interactivity.
     """
@@ -1158,7 +1163,7 @@ def monte_carlo(
         return _result(problem, int(n_draws), st, None, f"dask:{'sobol' if method == 'auto' else method}", seed)
     st, store = _run_memory(problem, int(n_draws), method, seed, keep_draws is not False)
     draws = _dataset(problem, store) if store is not None else None
-    return _result(problem, int(n_draws), st, draws, method, seed)
+    return _result(problem, int(n_draws), st, draws, _method(method, int(n_draws)), seed)
 
 
 def _is_default(value: Any, default: Any) -> bool:

@@ -68,7 +68,9 @@ def reference_curve(
        (in log interactivity; e.g. no-offload runs at light load beside offload runs at heavy
        load), that measurement carried by the projected ratio of the two modes, as in step 3.
        The union's Pareto frontier never rises with interactivity. Inside [x_lo, x_hi] the
-       measured envelope is used unchanged.
+       measured envelope is used unchanged between its knots that stay on that frontier; a
+       carried point faster and with more tok/s/GPU than a measured knot (a lighter load
+       measured without the extra tier) removes it, and serves its interactivity instead.
     3. An offload mode never measured on a system measured in another mode
        (:data:`ANCHOR_PREFERENCE`): its projection scaled, point by point, by that mode's
        ``reference(x) / projected(x)`` (that mode's curve from steps 1-2 over its own
@@ -83,8 +85,8 @@ def reference_curve(
     Row kinds: ``kind`` is ``"measured"``, ``"anchored"`` (with ``anchor_ratio`` and
     ``anchor_kv_offload``, the mode whose ratio it is) or ``"projected"``; a curve mixing
     measured and anchored knots has ``kind == "mixed"`` (read a row's kind with
-    :func:`curve_kind_at`). With ``interactivity_tok_per_s_per_user`` inside the measured range
-    only the envelope is built (no projection is run).
+    :func:`curve_kind_at`). With ``interactivity_tok_per_s_per_user`` inside the measured range,
+    and no mode with fewer tiers measured, only the envelope is built (no projection is run).
 
     Parameters
     ----------
@@ -96,7 +98,8 @@ def reference_curve(
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
     interactivity_tok_per_s_per_user : float, optional
         The interactivity the curve will be read at [tok/s/user]; inside the measured range the
-        measured envelope alone is returned, else (and without it) the whole curve.
+        measured envelope alone is returned (unless a mode with fewer tiers is measured), else
+        (and without it) the whole curve.
     kv_offload : {"none", "dram", "ssd"}, default "none"
         Tiers below HBM that keep evicted session prefixes (session workloads only; the
         projection then uses :func:`tokenomics.perf.hierarchy.kv_offload_tiers`).
@@ -149,7 +152,11 @@ def reference_curve(
         return _curve(projected), projected
     lo, hi = envelope.interactivity_range
     x = interactivity_tok_per_s_per_user
-    if x is not None and lo <= float(x) <= hi:
+    # a mode with fewer tiers measured elsewhere can be carried above the envelope (a lighter load
+    # served faster and at more tok/s/GPU): only without one is the envelope alone the curve there
+    fewer = any(_TIERS[other] < _TIERS[mode] and _envelope(measured[modes == other]) is not None
+                for other in ANCHOR_PREFERENCE[mode])
+    if x is not None and lo <= float(x) <= hi and not fewer:
         return envelope, envelope.points
     projected = _project(m, hw, wl, mode)
     proj = _curve(projected)
@@ -184,7 +191,11 @@ def reference_curve(
     union = pd.concat(parts, ignore_index=True)
     curve = _AnchoredCurve.from_points(union, allow_mixed_kinds=True, allow_mixed_groups=True)
     assert isinstance(curve, _AnchoredCurve)
-    curve.envelope = envelope
+    # the envelope holds where its knots stay on the union's frontier (a faster carried point with
+    # more tok/s/GPU serves the slower interactivities too: those knots are dropped)
+    kept = curve.points.loc[curve.points["kind"].astype(str) == "measured", _X].to_numpy(dtype=float)
+    if kept.size:
+        curve.envelope, curve.measured_range = envelope, (float(kept.min()), float(kept.max()))
     return curve, curve.points
 
 
@@ -333,24 +344,30 @@ def anchor_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -
 
 
 class _AnchoredCurve(ThroughputCurve):
-    """Measured envelope inside its range (its own interpolant, unchanged), anchored projection outside."""
+    """Measured envelope (its own interpolant) between its knots on the frontier, anchored projection elsewhere."""
 
     envelope: ThroughputCurve | None = None
+    measured_range: tuple[float, float] | None = None
+    """Interactivity range [tok/s/user] of the envelope's knots that stay on the curve's frontier."""
 
     def throughput_at(self, interactivity_tok_per_s_per_user: Any, extrapolate: Any = "nan") -> Any:
         out = super().throughput_at(interactivity_tok_per_s_per_user, extrapolate)
-        if self.envelope is None:
+        if self.envelope is None or self.measured_range is None:
             return out
-        inside = np.asarray(self.envelope.in_range(interactivity_tok_per_s_per_user), dtype=bool)
+        lo, hi = self.measured_range
+        x = np.asarray(interactivity_tok_per_s_per_user, dtype=float)
+        with np.errstate(invalid="ignore"):
+            inside = (x >= lo) & (x <= hi)
         if not inside.any():
             return out
         return _inside_from(inside, self.envelope.throughput_at(interactivity_tok_per_s_per_user), out)
 
     def interactivity_at(self, throughput_tok_per_s_per_gpu: Any, extrapolate: Any = "nan") -> Any:
         out = super().interactivity_at(throughput_tok_per_s_per_gpu, extrapolate)
-        if self.envelope is None:
+        if self.envelope is None or self.measured_range is None:
             return out
-        lo, hi = self.envelope.throughput_range
+        x_lo, x_hi = self.measured_range
+        lo, hi = (float(self.envelope.throughput_at(x_hi)), float(self.envelope.throughput_at(x_lo)))
         y = np.asarray(throughput_tok_per_s_per_gpu, dtype=float)
         with np.errstate(invalid="ignore"):
             inside = (y >= lo) & (y <= hi)

@@ -405,6 +405,9 @@ def _cmd_tco(args: argparse.Namespace) -> None:
         raise ValueError(message) from None
     res = basis.tco(args.system)
     frame = res.to_frame().reset_index()
+    if _CHOSEN["columns"]:  # the share column by either name: a percentage in a table, a fraction in data
+        share = "share_%" if args.format == "table" else "share_frac"
+        _CHOSEN["columns"] = [share if c in ("share_%", "share_frac") else c for c in _CHOSEN["columns"]]
     if args.format != "table":
         frame.insert(0, "hardware_id", res.hardware_id)
         _emit(frame, args.format, index=False)
@@ -638,6 +641,11 @@ def _cmd_ingest(args: argparse.Namespace) -> None:
     sys.stderr.write(f"wrote {len(points)} curve points to {out} ({fmt}){n_skipped}\n")
 
 
+_MEASURE_FLAGS = {"isl": "--isl", "osl": "--osl", "num_gpus": "--gpus", "timeout_s": "--timeout",
+                  "requests_per_level": "--requests", "concurrencies": "--concurrency", "url": "URL"}
+"""Keyword names that open a :func:`tokenomics.outputs.measure.measure` error -> the flags of ``tokenomics measure``."""
+
+
 def _cmd_measure(args: argparse.Namespace) -> None:
     from tokenomics.outputs.measure import measure
 
@@ -645,10 +653,16 @@ def _cmd_measure(args: argparse.Namespace) -> None:
         levels = [int(c) for c in str(args.concurrency).split(",") if c.strip()]
     except ValueError:
         raise ValueError(f"--concurrency must be comma-separated whole numbers, got {args.concurrency!r}") from None
-    points = measure(args.url, args.model, hardware=args.hardware, num_gpus=args.gpus, concurrencies=levels,
-                     requests_per_level=args.requests, isl=args.isl, osl=args.osl, driver=args.driver,
-                     output=args.output, overwrite=args.force, progress=not args.quiet,
-                     timeout_s=args.timeout, tokenizer=args.tokenizer)
+    try:
+        points = measure(args.url, args.model, hardware=args.hardware, num_gpus=args.gpus, concurrencies=levels,
+                         requests_per_level=args.requests, isl=args.isl, osl=args.osl, driver=args.driver,
+                         output=args.output, overwrite=args.force, progress=not args.quiet,
+                         timeout_s=args.timeout, tokenizer=args.tokenizer)
+    except ValueError as err:
+        message = str(err)
+        for name, flag in _MEASURE_FLAGS.items():
+            message = re.sub(rf"^{name}(=|\b)", lambda m, f=flag: f"{f} " if m[1] == "=" else f, message)
+        raise ValueError(message) from None
     if args.output:
         sys.stderr.write(f"wrote {len(points)} measured curve points to {args.output}\n")
     else:

@@ -90,6 +90,7 @@ def test_early_agentic_real_point(shared_data: Path) -> None:
     assert row["interactivity_tok_per_s_per_user"] == pytest.approx(1 / 0.05692379565868278)
     assert row["kv_offload"] == "none"
     assert row["concurrency"] == 64
+    assert row["workload"] == "agentic-coding-early"  # the kv-cache-tester trace, not AgentX's
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,12 @@ def _flat_agentic(tmp_path: Path, **changes: object) -> Path:
 
 def test_agentic_flat_sizes_and_throughput_sum(tmp_path: Path) -> None:
     # consistent row: 900 + 100 = 1000 tok/s/GPU
-    assert read_agentx(_flat_agentic(tmp_path))["throughput_tok_per_s_per_gpu"].iloc[0] == 1000.0
+    row = read_agentx(_flat_agentic(tmp_path)).iloc[0]
+    assert row["throughput_tok_per_s_per_gpu"] == 1000.0
+    # early flat rows replay the early trace, whatever scenario they name (the real files say "agentic-coding")
+    assert row["workload"] == "agentic-coding-early"
+    named = read_agentx(_flat_agentic(tmp_path, scenario_type="agentic-coding")).iloc[0]
+    assert named["workload"] == "agentic-coding-early"
     with pytest.raises(IngestError, match="parallelism size") as info:
         read_agentx(_flat_agentic(tmp_path, tp=0))
     assert info.value.key == "tp"

@@ -13,7 +13,9 @@ Two generations of the format are read:
 
 Interactivity is always derived per percentile (``1 / p50(TPOT)``, ``1 / p90(TPOT)``), never
 from a standard deviation. ISL/OSL are not fixed in trace replay: ``workload`` is the scenario
-type (``"agentic-coding"``) and ``isl_tokens``/``osl_tokens`` stay empty.
+preset (``"agentic-coding"`` for AgentX rows; ``"agentic-coding-early"`` for the early flat rows,
+whatever their ``scenario_type`` says: they replay the early kv-cache-tester trace, another traffic)
+and ``isl_tokens``/``osl_tokens`` stay empty.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ __all__ = ["read_agentx"]
 _SPEC_IN_NAME = re.compile(r"_spec-(?P<spec>[^_]+)_", re.IGNORECASE)
 _DISAGG_IN_NAME = re.compile(r"_disagg-(?P<d>true|false)_", re.IGNORECASE)
 _REL_TOL_PER_GPU = 0.01
+_EARLY_WORKLOAD = "agentic-coding-early"
+"""Workload of the early flat rows: their ``scenario_type`` ("agentic-coding") names the scenario,
+their trace is the early kv-cache-tester one that preset pools, not AgentX's."""
 
 
 def is_agentx_nested(doc: Any) -> bool:
@@ -256,6 +261,7 @@ def _nested_record(doc: Mapping[str, Any], source: str, hardware: str | None,
 def _flat_record(doc: Mapping[str, Any], path: Path, source: str, hardware: str | None,
                  as_of: str | None, counts: _Counts) -> dict[str, Any]:
     rec = _identity(doc, source, hardware)
+    rec["workload"] = _EARLY_WORKLOAD
     tp = as_float(doc.get("tp"), source, "tp", required=True)
     tput = as_float(doc.get("tput_per_gpu"), source, "tput_per_gpu", required=True)
     check_parallel_size(tp, source, "tp")
@@ -338,7 +344,8 @@ def read_agentx(path: str | Path, *, hardware: str | None = None, num_gpus: floa
     Returns
     -------
     pandas.DataFrame
-        One curve point conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS`, with
+        One curve point conformed to :data:`tokenomics.curves.schema.CURVE_COLUMNS` (``workload``
+        ``"agentic-coding-early"`` for an early flat row, else the row's scenario type), with
         interactivity (median and p90 of ``1 / TPOT``), E2E-normalised interactivity when the
         row has it, cache-hit fractions by tier (GPU, CPU/external, overall, theoretical),
         prompt tokens by source and the KV-offload mode and DRAM allocated.
