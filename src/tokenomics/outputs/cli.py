@@ -661,7 +661,8 @@ def _cmd_measure(args: argparse.Namespace) -> None:
     except ValueError as err:
         message = str(err)
         for name, flag in _MEASURE_FLAGS.items():
-            message = re.sub(rf"^{name}(=|\b)", lambda m, f=flag: f"{f} " if m[1] == "=" else f, message)
+            message = re.sub(rf"^{name}=", f"{flag} ", message)
+            message = re.sub(rf"^{name}\b", flag, message)
         raise ValueError(message) from None
     if args.output:
         sys.stderr.write(f"wrote {len(points)} measured curve points to {args.output}\n")

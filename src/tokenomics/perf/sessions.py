@@ -427,21 +427,26 @@ def cached_token_cost_ratio(
         raise ValueError(f"cached_frac={cached_frac!r} must lie in (0, 1)")
     if not isl_tokens > 0:
         raise ValueError(f"isl_tokens={isl_tokens!r} must be > 0")
-    c = cached_frac * isl_tokens
-    new = isl_tokens - c
-    full = chunked_prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
-                                  chunk_tokens=prefill_chunk_tokens)
-    with_cache = chunked_prefill_time_s(model, hardware, isl_tokens=isl_tokens, config=config, factors=factors,
-                                        cached_tokens=c, chunk_tokens=prefill_chunk_tokens)
-    alone = chunked_prefill_time_s(model, hardware, isl_tokens=new, config=config, factors=factors,
-                                   chunk_tokens=prefill_chunk_tokens)
+    return float(_cost_ratios(model, hardware, float(isl_tokens), np.asarray([cached_frac], dtype=float),
+                              config, factors, prefill_chunk_tokens)[0])
+
+
+def _cost_ratios(model: Model | str, hardware: Hardware | str, isl: float, fracs: np.ndarray,
+                 config: ServingConfig | None, factors: RooflineFactors | None, chunk: float) -> np.ndarray:
+    """:func:`cached_token_cost_ratio` at each cached share of ``fracs`` (each in (0, 1))."""
+    c = fracs * isl
+    kw: dict[str, Any] = {"config": config, "factors": factors, "chunk_tokens": chunk}
+    full = chunked_prefill_time_s(model, hardware, isl_tokens=isl, **kw)
+    with_cache = np.asarray(chunked_prefill_time_s(model, hardware, isl_tokens=isl, cached_tokens=c, **kw),
+                            dtype=float)
+    alone = np.asarray([chunked_prefill_time_s(model, hardware, isl_tokens=isl - x, **kw) for x in c])
     t_uncached = (full - with_cache) / c
     # the cached prefix adds attention to it and its KV read to the new tokens' prefill
-    t_cached = max(with_cache - alone, 0.0) / c
-    if t_uncached <= 0:
-        # a share so small that shifting the chunk boundaries costs more re-reads than it saves
-        return 1.0
-    return float(min(t_cached / t_uncached, 1.0))
+    t_cached = np.maximum(with_cache - alone, 0.0) / c
+    # t_uncached <= 0: a share so small that shifting the chunk boundaries costs more re-reads
+    # than it saves
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(t_uncached > 0, np.minimum(t_cached / t_uncached, 1.0), 1.0)
 
 
 def project_session_curve(
@@ -546,12 +551,10 @@ def project_session_curve(
                     raise
                 continue
             h = pts["realized_cache_hit_frac"].to_numpy()
-            ratios = [
-                cached_token_cost_ratio(m, hw, isl_tokens=isl, cached_frac=float(np.clip(x, 1e-3, 1 - 1e-3)),
-                                        config=cfg, factors=factors, prefill_chunk_tokens=prefill_chunk_tokens)
-                for x in np.unique(np.round(h, 3))
-            ]
-            lookup = dict(zip(np.unique(np.round(h, 3)), ratios, strict=True))
+            shares = np.unique(np.round(h, 3))
+            ratios = _cost_ratios(m, hw, float(isl), np.clip(shares, 1e-3, 1 - 1e-3), cfg, factors,
+                                  prefill_chunk_tokens)
+            lookup = dict(zip(shares, ratios.tolist(), strict=True))
             label = config_label(cfg, m)
             frame = curve_rows(
                 m, cfg, pts, hardware_id=hw.hardware_id, hardware_name=hw.name, workload=workload.name,
