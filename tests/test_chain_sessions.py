@@ -97,3 +97,18 @@ def test_measured_offload_hits_count_every_tier(model, hardware, tp, concurrency
     realized, _ = session_figures_at(curve, float(row["interactivity_tok_per_s_per_user"]))
     assert realized == pytest.approx(hit, abs=1e-5)
     assert realized > float(row["gpu_cache_hit_frac"])
+
+
+def test_fully_cached_prompts_leave_no_numpy_warnings() -> None:
+    # every prompt token a cache hit: the disaggregated decode step behind the mixed step has no
+    # prefill pool, so its input throughput per prefill GPU is undefined (it divided by zero)
+    import warnings
+
+    wl = tk.Workload(name="all-cached", isl_tokens=50_000, osl_tokens=500, kind="sessions",
+                     cached_prefix_frac=1.0, turns_per_session=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        row = tk.evaluate("deepseek-r1", "b200", workload=wl, interactivity_tok_per_s_per_user=50).iloc[0]
+    assert row["realized_cache_hit_frac"] == pytest.approx(1.0)
+    assert np.isfinite(row["cost_usd_per_mtok"])
+    assert row["cost_usd_per_mtok"] > 0

@@ -345,3 +345,17 @@ def test_idle_gap_in_milliseconds_is_refused_with_the_slip_named(idle: float, tm
         Workload.from_trace(path)
     Workload(name="x", isl_tokens=1000.0, osl_tokens=10.0, kind="sessions", cached_prefix_frac=0.5,
              idle_s_between_turns=3_600.0)
+
+
+@pytest.mark.parametrize(("fields", "match"), [
+    ({"isl_tokens": 8.192, "osl_tokens": 1.024}, "look like thousands of tokens"),
+    ({"isl_tokens": "8192", "osl_tokens": 1024}, "isl_tokens='8192' is not a number"),
+    ({"isl_tokens": 8192, "osl_tokens": 0.5}, r"osl_tokens=0\.5 is outside"),
+    ({"isl_tokens": 8192, "osl_tokens": 1024, "cached_prefix_frac": True}, "not a number"),
+])
+def test_workload_refuses_unit_slips_and_text(fields: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        Workload(name="x", **fields)
+    # a fractional mean of a long sequence and whole short counts stay valid
+    assert Workload(name="y", isl_tokens=294.45, osl_tokens=12.5).isl_tokens == 294.45
+    assert Workload(name="z", isl_tokens=8, osl_tokens=1).osl_tokens == 1.0

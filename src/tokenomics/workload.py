@@ -23,7 +23,14 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from tokenomics._validate import check_fraction, check_plausible, check_range, normalize_name, unknown_name_error
+from tokenomics._validate import (
+    check_fraction,
+    check_numeric,
+    check_plausible,
+    check_range,
+    normalize_name,
+    unknown_name_error,
+)
 from tokenomics.catalog import data_dir
 from tokenomics.economics import TokenMix
 
@@ -32,6 +39,8 @@ DEFAULT_WORKLOAD = "8k/1k"
 
 # Plausible bounds of the fields (a slip of units or of a thousand lands outside them).
 _MAX_TOKENS = 2_000_000.0
+_THOUSANDS_SLIP = 64.0
+"""ISL and OSL both fractional and below this read as thousands of tokens (``8.192`` for 8,192)."""
 _MAX_IDLE_S = 3_600.0
 """Longest plausible gap between two turns of a session [s]; longer ones are read as a ms-for-s slip
 (a session idle for over an hour has ended: its prefix would have left any cache)."""
@@ -48,9 +57,9 @@ class Workload(BaseModel):
     name : str
         Label used in tables and charts, e.g. ``"8k/1k"``.
     isl_tokens : float
-        Mean input tokens per request, cached prefix included, in (0, 2e6] [tokens].
+        Mean input tokens per request, cached prefix included, in [1, 2e6] [tokens].
     osl_tokens : float
-        Mean output tokens per request, in (0, 2e6] [tokens].
+        Mean output tokens per request, in [1, 2e6] [tokens].
     kind : {"fixed", "sessions"}, default "fixed"
         ``"fixed"``: independent requests of one ISL/OSL (InferenceX, MLPerf style).
         ``"sessions"``: multi-turn sessions whose prompt is the growing session context.
@@ -90,10 +99,17 @@ class Workload(BaseModel):
     osl_quantiles_tokens: dict[float, float] | None = None
     source: str = ""
 
+    @field_validator("isl_tokens", "osl_tokens", "cached_prefix_frac", "turns_per_session", "idle_s_between_turns",
+                     mode="before")
+    @classmethod
+    def _number(cls, value: Any, info: Any) -> Any:
+        check_numeric(info.field_name, value)  # "8192" or True is not coerced into a number
+        return value
+
     @field_validator("isl_tokens", "osl_tokens")
     @classmethod
     def _tokens(cls, value: float, info: Any) -> float:
-        check_range(info.field_name, value, low=0.0, high=_MAX_TOKENS, low_inclusive=False)
+        check_range(info.field_name, value, low=1.0, high=_MAX_TOKENS)
         return float(value)
 
     @field_validator("cached_prefix_frac")
@@ -134,6 +150,12 @@ class Workload(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
+        isl, osl = self.isl_tokens, self.osl_tokens
+        if isl < _THOUSANDS_SLIP and osl < _THOUSANDS_SLIP and (isl % 1 or osl % 1):
+            raise ValueError(
+                f"isl_tokens={isl:g}, osl_tokens={osl:g} look like thousands of tokens (give "
+                f"{isl * 1000:g} / {osl * 1000:g}): both are fractional token counts below {_THOUSANDS_SLIP:g}"
+            )
         if self.kind == "fixed" and (self.turns_per_session != 1.0 or self.idle_s_between_turns != 0.0):
             raise ValueError(
                 "kind='fixed' serves independent requests: turns_per_session must be 1 and "

@@ -303,3 +303,18 @@ def test_an_explicit_basis_refuses_the_overrides_it_would_ignore():
         basis.tco("b200", pue=1.5)
     given = basis.tco("b200", facility_power_kw_per_accelerator=1.5)
     assert (given.usd_per_gpu_hour, given.facility_power_kw_per_accelerator) == (2.0, 1.5)
+
+
+def test_the_basis_follows_the_arguments_and_contradictions_are_refused():
+    # a tier or vintage means a published figure, as tco_basis and the CLI read them
+    assert tk.tco("gb200", tier="rental").usd_per_gpu_hour == tk.published_tco("gb200", tier="rental").usd_per_gpu_hour
+    assert tk.tco("gb200", vintage="2026-09").basis == "published"
+    assert tk.tco("gb200").basis == "itemised"
+    assert tk.tco("gb200", "neocloud").usd_per_gpu_hour != tk.tco("gb200").usd_per_gpu_hour
+    # inputs the chosen basis would ignore are errors naming them
+    with pytest.raises(ValueError, match="profile='neocloud'"):
+        tk.tco("gb200", "neocloud", basis="published")
+    with pytest.raises(ValueError, match="profile='hyperscaler'"):
+        tk.tco("gb200", "hyperscaler", vintage="2026-09")
+    with pytest.raises(ValueError, match="tier='rental' selects a published figure"):
+        tk.tco("gb200", basis="itemised", tier="rental")

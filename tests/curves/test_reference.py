@@ -236,34 +236,52 @@ def test_beyond_its_measured_range_a_mode_follows_the_nearest_measurement_of_any
     assert float(dram_curve.throughput_at(x)) > 1.2 * end_ratio * float(proj["dram"].throughput_at(x))
 
 
-def test_a_measured_segment_below_a_faster_carried_point_leaves_the_frontier():
-    # AgentX MI355X Kimi-K2.7 with CPU-DRAM offload: 16-48 sessions measured at 14.8-15.3 tok/s/user,
-    # <= 4,213 tok/s/GPU; the no-offload run at fewer sessions, carried onto DRAM offload, serves
-    # 26.3 tok/s/user at more tok/s/GPU, so it serves the slower 15 tok/s/user too (formerly 3,653
-    # at 15 between 5,423 at 14 and 16)
+@pytest.mark.parametrize(("model", "hw", "wl"), [("kimi-k2.7", "mi355x", "agentic-coding"),
+                                                 ("deepseek-r1", "b200", "agentic-coding-early"),
+                                                 ("deepseek-r1", "vr200-nvl144", "agentic-coding-early")])
+def test_an_extra_tier_never_lowers_throughput(model, hw, wl):
+    # a deployment with a KV tier below HBM can leave it unused: DRAM offload serves at least what
+    # no offload serves, SSD at least what DRAM serves, at every interactivity (formerly MI355X
+    # Kimi-K2.7: DRAM 3,653 tok/s/GPU at 15 tok/s/user between 5,423 at 14 and 16, and 5,423
+    # flat below 26 beside no offload's 6,168 at 10; VR200 DeepSeek-R1 at 40: DRAM 19,788 below
+    # no offload's 20,460 with the same hits)
+    xs = np.geomspace(2.0, 120.0, 120)
+    y = {mode: np.asarray(reference_curve(model, hw, workload=wl, kv_offload=mode)[0].throughput_at(xs), dtype=float)
+         for mode in ("none", "dram", "ssd")}
+    for low, high in (("none", "dram"), ("dram", "ssd")):
+        ok = np.isfinite(y[low])
+        assert (y[high][ok] >= y[low][ok] * (1 - 1e-12)).all()
+    for mode in ("dram", "ssd"):
+        v = y[mode][np.isfinite(y[mode])]
+        assert (np.diff(v) <= 1e-9 * v[:-1]).all()
+        assert v.size >= np.isfinite(y["none"]).sum()
+
+
+def test_a_tier_left_unused_reads_the_mode_below() -> None:
+    # AgentX MI355X Kimi-K2.7: the DRAM-offload runs (16-48 sessions, <= 4,328 tok/s/GPU at 8.6-15.3
+    # tok/s/user) fall below the no-offload curve there, so with DRAM offload the best deployment at
+    # 15 tok/s/user leaves the tier unused: no offload's curve, anchored to it at ratio 1
     wl = "agentic-coding"
-    meas = curves(model="kimi-k2.7", hardware="mi355x", kind="measured", workload=wl)
-    dram = meas[meas["kv_offload"] == "dram"]
-    curve, points = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram")
-    faster = points[points[X] > float(dram[X].max())]
-    assert float(faster[Y].max()) > float(dram[Y].max())  # the carried point dominates every DRAM run
-    xs = np.array([12.0, 14.0, 14.8, 15.0, 15.3, 16.0, 20.0])
-    y = np.asarray(curve.throughput_at(xs), dtype=float)
-    assert (np.diff(y) <= 1e-9 * y[:-1]).all()
-    assert y[3] == pytest.approx(float(faster.loc[faster[X].idxmin(), Y]))  # the slowest faster knot's
-    for x, want in zip(xs, y, strict=True):  # the chain reads the same row as the whole curve
-        row = tk.evaluate("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram",
-                          interactivity_tok_per_s_per_user=float(x)).iloc[0]
-        assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(want, rel=1e-12)
-        assert row["curve_kind"] == curve_kind_at(curve, float(x)) == "anchored"
-        assert row["config"] == config_at(curve, float(x))
-        assert anchor_at(curve, float(x))[1] == "none"
-    # without a mode of fewer tiers measured, the envelope inside its range is read unchanged
     none_curve, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="none")
-    env, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="none",
-                             interactivity_tok_per_s_per_user=30.0)
-    assert env.kind == "measured"
-    assert float(none_curve.throughput_at(30.0)) == pytest.approx(float(env.throughput_at(30.0)), rel=1e-12)
+    curve, _ = reference_curve("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram")
+    dram_runs = curves(model="kimi-k2.7", hardware="mi355x", kind="measured", workload=wl)
+    dram_runs = dram_runs[dram_runs["kv_offload"] == "dram"]
+    x = 15.0
+    assert float(none_curve.throughput_at(x)) > float(dram_runs[Y].max())
+    assert float(curve.throughput_at(x)) == pytest.approx(float(none_curve.throughput_at(x)), rel=1e-12)
+    assert curve_kind_at(curve, x) == "anchored"
+    assert anchor_at(curve, 29.6384)[1] == "none"  # the no-offload run at 8 sessions, TP8
+    row = tk.evaluate("kimi-k2.7", "mi355x", workload=wl, kv_offload="dram", interactivity_tok_per_s_per_user=x).iloc[0]
+    assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(float(curve.throughput_at(x)), rel=1e-12)
+    assert row["curve_kind"] == "anchored"
+    assert row["config"] == config_at(curve, x)
+    # where the tier pays, its own measurement stands: B200 DeepSeek-R1, early trace, DRAM offload
+    # runs at ~30 tok/s/user above the no-offload curve
+    early = "agentic-coding-early"
+    b_none, _ = reference_curve("deepseek-r1", "b200", workload=early, kv_offload="none")
+    b_dram, _ = reference_curve("deepseek-r1", "b200", workload=early, kv_offload="dram")
+    assert float(b_dram.throughput_at(30.0)) > float(b_none.throughput_at(30.0))
+    assert curve_kind_at(b_dram, 30.0) == "measured"
 
 
 def test_a_mode_with_fewer_tiers_takes_no_hits_from_a_mode_with_more():

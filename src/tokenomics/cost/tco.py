@@ -418,11 +418,11 @@ def _override_spec(name: str) -> Any:
 
 def tco(
     hardware: Any,
-    profile: Any = "hyperscaler",
+    profile: Any = None,
     *,
-    basis: Literal["itemised", "published"] = "itemised",
-    vintage: str = "2026-09",
-    tier: str = "hyperscaler",
+    basis: Literal["itemised", "published"] | None = None,
+    vintage: str | None = None,
+    tier: str | None = None,
     **overrides: float,
 ) -> TcoResult:
     """TCO of a system per accelerator-hour, itemised from the catalog or a published figure.
@@ -435,20 +435,25 @@ def tco(
     (:func:`tokenomics.published_tco`), e.g. the SemiAnalysis InferenceX September-2026
     hyperscaler tier.
 
+    The basis follows what is given, as in :func:`tco_basis`: a ``vintage`` or ``tier`` means
+    published, a ``profile`` itemised; a contradiction (a profile with a published basis, a
+    vintage or tier with an itemised one) is an error, never ignored.
+
     Parameters
     ----------
     hardware : str or Hardware
         Hardware id or alias (``"gb200"``, ``"MI355X"``) or a catalog entry.
-    profile : str or TcoProfile, default "hyperscaler"
-        Operator profile (``"hyperscaler"``, ``"neocloud"``, ``"rental"``) for the itemised
-        basis.
-    basis : {"itemised", "published"}, default "itemised"
-        Where the figure comes from.
-    vintage : str, default "2026-09"
-        Published set, for ``basis="published"``.
-    tier : str, default "hyperscaler"
-        Published tier (``hyperscaler``, ``neocloud``, ``rental``, ``internal``), for
-        ``basis="published"``.
+    profile : str or TcoProfile, optional
+        Operator profile (``"hyperscaler"``, the default, ``"neocloud"``, ``"rental"``) of the
+        itemised basis.
+    basis : {"itemised", "published"}, optional
+        Where the figure comes from (default: published with a ``vintage`` or ``tier``, else
+        itemised).
+    vintage : str, optional
+        Published set (default ``"2026-09"``); implies ``basis="published"``.
+    tier : str, optional
+        Published tier (``hyperscaler``, the default, ``neocloud``, ``rental``, ``internal``);
+        implies ``basis="published"``.
     **overrides : float
         Replace any input of :data:`TCO_OVERRIDES` (e.g. ``capex_usd_per_accelerator=50_000``,
         ``pue=1.2``, ``electricity_usd_per_kwh=0.06``). With ``basis="published"`` only
@@ -467,7 +472,9 @@ def tco(
     TypeError
         ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
     ValueError
-        An override outside its range (percent hint for fractions) or outside the catalog
+        A basis contradicted by the other arguments (``profile`` with ``basis="published"``,
+        ``vintage`` or ``tier`` with ``basis="itemised"``), an override outside its range
+        (percent hint for fractions) or outside the catalog
         vocabulary's plausible range (``catalog.parameter_spec``: economic life 0.5-30 years,
         capex 0 or 100-2e6 USD per accelerator, rental markup <= 5; unit slips such as months or
         a per-rack capex), a fractional ``accelerators_per_system``, an unknown basis, or a
@@ -493,7 +500,19 @@ def tco(
         )
     _validate_overrides(overrides)
     n_sys = int(overrides.get("accelerators_per_system", hw.accelerators_per_system))
+    named = [f"{k}={v!r}" for k, v in (("vintage", vintage), ("tier", tier)) if v is not None]
+    if basis is None:
+        basis = "published" if named else "itemised"
+    if basis == "itemised" and named:
+        verb, pronoun = ("select", "they do") if len(named) > 1 else ("selects", "it does")
+        raise ValueError(f"{' and '.join(named)} {verb} a published figure; {pronoun} not apply to "
+                         "basis='itemised' (leave basis out, or give basis='published')")
+    if basis == "published" and profile is not None:
+        raise ValueError(f"profile={profile!r} is an itemised-basis input; it does not apply to "
+                         "basis='published' (give tier= for a published tier)")
     if basis == "published":
+        vintage = "2026-09" if vintage is None else vintage
+        tier = "hyperscaler" if tier is None else tier
         extra = set(overrides) - {"facility_power_kw_per_accelerator", "accelerators_per_system"}
         if extra:
             raise ValueError(
@@ -526,6 +545,8 @@ def tco(
     if basis != "itemised":
         raise ValueError(f"basis={basis!r} is not one of 'itemised', 'published'")
 
+    if profile is None:
+        profile = "hyperscaler"
     if isinstance(profile, str):
         prof = catalog.tco_profile(profile)
     elif isinstance(profile, catalog.TcoProfile):

@@ -68,9 +68,7 @@ def reference_curve(
        (in log interactivity; e.g. no-offload runs at light load beside offload runs at heavy
        load), that measurement carried by the projected ratio of the two modes, as in step 3.
        The union's Pareto frontier never rises with interactivity. Inside [x_lo, x_hi] the
-       measured envelope is used unchanged between its knots that stay on that frontier; a
-       carried point faster and with more tok/s/GPU than a measured knot (a lighter load
-       measured without the extra tier) removes it, and serves its interactivity instead.
+       measured envelope is used unchanged between its knots that stay on that frontier.
     3. An offload mode never measured on a system measured in another mode
        (:data:`ANCHOR_PREFERENCE`): its projection scaled, point by point, by that mode's
        ``reference(x) / projected(x)`` (that mode's curve from steps 1-2 over its own
@@ -81,12 +79,17 @@ def reference_curve(
        this one lacks (else this mode's projected hits). Every row's hits are at most its
        theoretical rate.
     4. Nothing measured: the projection.
+    5. A mode with a tier below HBM is never below the mode one tier down (``"dram"`` above
+       ``"none"``, ``"ssd"`` above ``"dram"``): a deployment with the extra tier can leave it
+       unused, so the curve is ``max(own(x), lower(x))``, the lower mode's curve from steps 1-5.
+       Its rows are the Pareto frontier of both curves' rows, the lower mode's measured rows
+       marked ``"anchored"`` to it (``anchor_ratio`` 1).
 
     Row kinds: ``kind`` is ``"measured"``, ``"anchored"`` (with ``anchor_ratio`` and
     ``anchor_kv_offload``, the mode whose ratio it is) or ``"projected"``; a curve mixing
     measured and anchored knots has ``kind == "mixed"`` (read a row's kind with
-    :func:`curve_kind_at`). With ``interactivity_tok_per_s_per_user`` inside the measured range,
-    and no mode with fewer tiers measured, only the envelope is built (no projection is run).
+    :func:`curve_kind_at`). With ``interactivity_tok_per_s_per_user`` inside the measured range of
+    ``kv_offload="none"``, only the envelope is built (no projection is run).
 
     Parameters
     ----------
@@ -97,9 +100,9 @@ def reference_curve(
     workload : Workload or str, optional
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`).
     interactivity_tok_per_s_per_user : float, optional
-        The interactivity the curve will be read at [tok/s/user]; inside the measured range the
-        measured envelope alone is returned (unless a mode with fewer tiers is measured), else
-        (and without it) the whole curve.
+        The interactivity the curve will be read at [tok/s/user]; inside the measured range of
+        ``kv_offload="none"`` the measured envelope alone is returned, else (and without it) the
+        whole curve.
     kv_offload : {"none", "dram", "ssd"}, default "none"
         Tiers below HBM that keep evicted session prefixes (session workloads only; the
         projection then uses :func:`tokenomics.perf.hierarchy.kv_offload_tiers`).
@@ -129,6 +132,41 @@ def reference_curve(
     hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
     wl = _workload(workload)
     mode = check_kv_offload(kv_offload, wl)
+    lower = _LOWER_MODE.get(mode)
+    if lower is None:
+        return _own_curve(m, hw, wl, mode, interactivity_tok_per_s_per_user)
+    own, _ = _own_curve(m, hw, wl, mode, None)
+    low, _ = reference_curve(m, hw, workload=wl, kv_offload=lower)
+    curve = _TierCurve.from_points(pd.concat([own.points, _as_carried(low.points, lower)], ignore_index=True),
+                                   allow_mixed_kinds=True, allow_mixed_groups=True)
+    assert isinstance(curve, _TierCurve)
+    curve.parts = (own, low)
+    return curve, curve.points
+
+
+_LOWER_MODE = {"dram": "none", "ssd": "dram"}
+"""The offload mode one tier below each mode: a deployment with the extra tier can leave it unused."""
+
+
+def _as_carried(points: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """Rows of a lower-tier mode's curve as rows of a mode above it: measured ones anchored to it (ratio 1)."""
+    out = points.copy()
+    kinds = out["kind"].astype(str) if "kind" in out.columns else pd.Series("measured", index=out.index)
+    measured = (kinds == "measured").to_numpy()
+    if "anchor_kv_offload" not in out.columns:
+        out["anchor_kv_offload"] = None
+    if "anchor_ratio" not in out.columns:
+        out["anchor_ratio"] = np.nan
+    out["anchor_kv_offload"] = out["anchor_kv_offload"].astype(object)
+    out.loc[measured, "anchor_kv_offload"] = mode
+    out.loc[measured, "anchor_ratio"] = 1.0
+    out.loc[measured, "kind"] = "anchored"
+    return out
+
+
+def _own_curve(m: Model, hw: Hardware, wl: Workload, mode: str,
+               interactivity_tok_per_s_per_user: float | None) -> tuple[ThroughputCurve, pd.DataFrame]:
+    """Return steps 1-4 of :func:`reference_curve` for one offload mode (without the tiers below it)."""
     try:
         measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
     except ValueError:
@@ -141,7 +179,7 @@ def reference_curve(
         for other in ANCHOR_PREFERENCE[mode]:
             if _envelope(measured[modes == other]) is None:
                 continue
-            other_curve, _ = reference_curve(m, hw, workload=wl, kv_offload=other)
+            other_curve, _ = _own_curve(m, hw, wl, other, None)
             other_proj = _curve(_project(m, hw, wl, other))
             rows = _with_knots(projected, other_curve.points[_X])
             anchored = _carry(rows, other_curve, other_proj, other, hits=_TIERS[other] <= _TIERS[mode])
@@ -152,11 +190,7 @@ def reference_curve(
         return _curve(projected), projected
     lo, hi = envelope.interactivity_range
     x = interactivity_tok_per_s_per_user
-    # a mode with fewer tiers measured elsewhere can be carried above the envelope (a lighter load
-    # served faster and at more tok/s/GPU): only without one is the envelope alone the curve there
-    fewer = any(_TIERS[other] < _TIERS[mode] and _envelope(measured[modes == other]) is not None
-                for other in ANCHOR_PREFERENCE[mode])
-    if x is not None and lo <= float(x) <= hi and not fewer:
+    if x is not None and lo <= float(x) <= hi:
         return envelope, envelope.points
     projected = _project(m, hw, wl, mode)
     proj = _curve(projected)
@@ -202,8 +236,10 @@ def reference_curve(
 def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any) -> Any:
     """Return what a curve's throughput is at an interactivity: one of :data:`CURVE_KINDS` (or its kind).
 
-    A ``"mixed"`` curve of :func:`reference_curve` is ``"measured"`` within its measured knots'
-    interactivity range (inclusive) and ``"anchored"`` outside it.
+    A ``"mixed"`` curve of :func:`reference_curve` is ``"measured"`` at a measured knot and
+    between two neighbouring ones; elsewhere the kind of the non-measured knot beside the
+    interactivity (between two such knots, the faster one's; beyond the end knots, the end
+    knot's).
 
     Parameters
     ----------
@@ -235,16 +271,30 @@ def curve_kind_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: Any)
     values = np.asarray(x.to_numpy(dtype=float) if isinstance(x, pd.Series) else x, dtype=float)
     kind = np.full(values.shape, curve.kind, dtype=object)
     if curve.kind == "mixed":
-        pts = curve.points
-        kinds = pts["kind"].astype(str) if "kind" in pts.columns else pd.Series("measured", index=pts.index)
-        mx = pts.loc[kinds == "measured", _X].to_numpy(dtype=float)
-        if mx.size == 0:
-            kind[...] = "anchored" if (kinds == "anchored").all() else curve.kind
-        else:
-            kind = np.where((mx.min() <= values) & (values <= mx.max()), "measured", "anchored").astype(object)
+        kind = _knot_kinds(curve.points, values)
     if isinstance(x, pd.Series):
         return pd.Series(kind, index=x.index, name=x.name)
     return str(kind) if kind.ndim == 0 else kind
+
+
+def _knot_kinds(points: pd.DataFrame, x: np.ndarray) -> np.ndarray:
+    """Kind of a mixed curve at interactivities ``x``, from the frontier knots around each.
+
+    At a knot, its kind; between two measured knots, ``"measured"``; between a measured knot and
+    another, the other's; between two others, the faster one's (the knot that serves it);
+    beyond the end knots, the end knot's.
+    """
+    pts = points.sort_values(_X)
+    kx = pts[_X].to_numpy(dtype=float)
+    kk = (pts["kind"].astype(str) if "kind" in pts.columns else pd.Series("measured", index=pts.index)).to_numpy()
+    flat = np.asarray(x, dtype=float).reshape(-1)
+    hi = np.clip(np.searchsorted(kx, flat, side="left"), 0, len(kx) - 1)
+    lo = np.clip(hi - 1, 0, len(kx) - 1)
+    at = np.isclose(kx[hi], flat, rtol=1e-9, atol=0.0)
+    lo = np.where(at | (flat < kx[0]), hi, lo)
+    a, b = kk[lo], kk[hi]
+    out = np.where(a == "measured", b, np.where(b == "measured", a, b))
+    return out.astype(object).reshape(np.shape(x))
 
 
 def config_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -> str | None:
@@ -374,6 +424,41 @@ class _AnchoredCurve(ThroughputCurve):
         if not inside.any():
             return out
         return _inside_from(inside, self.envelope.interactivity_at(throughput_tok_per_s_per_gpu), out)
+
+
+class _TierCurve(ThroughputCurve):
+    """An offload mode's curve with the tier below it left unused: ``max(own(x), lower(x))``.
+
+    Its points are the Pareto frontier of both curves' rows (they name the configuration and
+    kind of each row); throughput and interactivity are read from the two curves exactly.
+    """
+
+    parts: tuple[ThroughputCurve, ThroughputCurve] | None = None
+
+    def throughput_at(self, interactivity_tok_per_s_per_user: Any, extrapolate: Any = "nan") -> Any:
+        out = super().throughput_at(interactivity_tok_per_s_per_user, extrapolate)  # validates the input
+        if self.parts is None:
+            return out
+        x = interactivity_tok_per_s_per_user
+        values = np.fmax(*(np.asarray(c.throughput_at(x, extrapolate), dtype=float) for c in self.parts))
+        return _like_output(values, out)
+
+    def interactivity_at(self, throughput_tok_per_s_per_gpu: Any, extrapolate: Any = "nan") -> Any:
+        out = super().interactivity_at(throughput_tok_per_s_per_gpu, extrapolate)
+        if self.parts is None:
+            return out
+        y = throughput_tok_per_s_per_gpu
+        values = np.fmax(*(np.asarray(c.interactivity_at(y, extrapolate), dtype=float) for c in self.parts))
+        return _like_output(values, out)
+
+
+def _like_output(values: np.ndarray, template: Any) -> Any:
+    """``values`` in the container of ``template`` (float, ndarray or Series)."""
+    if np.ndim(template) == 0:
+        return float(values)
+    if isinstance(template, pd.Series):
+        return pd.Series(values, index=template.index, name=template.name)
+    return values
 
 
 class _CarriedCurve(ThroughputCurve):

@@ -977,6 +977,8 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     n_prefill = np.where(disagg, rate * t_pool * n, np.nan)
     n_all = np.where(disagg, n + np.nan_to_num(n_prefill), n) * np.ones_like(b)
     input_div = np.where(disagg, n_prefill, n)
+    with np.errstate(divide="ignore", invalid="ignore"):  # no prefill pool (every prompt cached): undefined
+        input_rate = np.where(input_div > 0, isl * rate / input_div, np.nan)
     return {
         "tpot_s": tpot,
         "interactivity_tok_per_s_per_user": 1.0 / tpot,
@@ -984,7 +986,7 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         "ttft_s": ttft * np.ones_like(b),
         "requests_per_s": rate,
         "throughput_tok_per_s_per_gpu": (isl + osl) * rate / n_all,
-        "input_throughput_tok_per_s_per_gpu": isl * rate / input_div,
+        "input_throughput_tok_per_s_per_gpu": input_rate,
         "output_throughput_tok_per_s_per_gpu": osl * rate / n,
         "num_gpus": n_all,
         "num_prefill_gpus": n_prefill * np.ones_like(b),
