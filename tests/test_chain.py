@@ -238,3 +238,9 @@ def test_evaluate_refuses_an_empty_input(field, empty):
 def test_evaluate_refuses_none_for_a_required_number():
     with pytest.raises(ValueError, match="utilization_frac is missing"):
         tk.evaluate("deepseek-r1", "gb200", utilization_frac=None)
+
+
+def test_array_inputs_of_different_lengths_are_named() -> None:
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu \(3\), utilization_frac \(2\)"):
+        tk.evaluate("deepseek-r1", "gb200", utilization_frac=[0.5, 0.6], throughput_tok_per_s_per_gpu=[1e3, 2e3, 3e3],
+                    input_usd_per_mtok=1.0, output_usd_per_mtok=2.0)

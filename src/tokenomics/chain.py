@@ -202,7 +202,9 @@ def throughput_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: floa
             "/".join(sorted(pts[col].dropna().astype(str).unique()))
             for col in ("model_id", "hardware_id") if col in pts.columns and pts[col].notna().any()
         )
-        where = f"the {curve.kind} curve" + (f" of {who}" if who else "")
+        # a mixed curve (measured and anchored knots) is named by its knots' kinds
+        kind = ("measured and anchored" if curve.kind == "mixed" else curve.kind)
+        where = f"the {kind} curve" + (f" of {who}" if who else "")
         if x > hi:
             reason = f"beyond the fastest point of {where} ({hi:.3g} tok/s/user; never extrapolated)"
         else:
@@ -592,6 +594,16 @@ def _evaluate_each_interactivity(args: dict[str, Any]) -> pd.DataFrame:
     return out
 
 
+def _broadcast_named(values: dict[str, Any]) -> list[np.ndarray]:
+    """Broadcast the inputs to one shape; a length mismatch names the inputs and their lengths."""
+    arrays = {name: np.asarray(v, dtype=float) for name, v in values.items()}
+    try:
+        return list(np.broadcast_arrays(*arrays.values()))
+    except ValueError:
+        sized = ", ".join(f"{name} ({a.size})" for name, a in arrays.items() if a.ndim)
+        raise ValueError(f"array inputs must have one length (or be scalars): {sized}") from None
+
+
 def supply(
     model: Model | None,
     hardware: Hardware,
@@ -716,8 +728,10 @@ def supply(
         check_positive("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator)
     fac = fac_default if facility_power_kw_per_accelerator is None else facility_power_kw_per_accelerator
 
-    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (
-        thr, cost, utilization_frac, math.nan if fac is None else fac)))
+    thr_name = ("throughput_tok_per_s_per_gpu" if throughput_tok_per_s_per_gpu is not None
+                else "interactivity_tok_per_s_per_user")
+    arrays = _broadcast_named({thr_name: thr, "cost_usd_per_gpu_hour": cost, "utilization_frac": utilization_frac,
+                               "facility_power_kw_per_accelerator": math.nan if fac is None else fac})
     if arrays[0].ndim > 1:
         raise ValueError(f"numeric inputs must be scalars or 1-d arrays, got shape {arrays[0].shape}")
     t, k, u, fac_a = (np.atleast_1d(a) for a in arrays)

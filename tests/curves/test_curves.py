@@ -328,3 +328,12 @@ def test_a_tpot_given_as_interactivity_is_refused_with_the_unit_named():
     with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
         c.throughput_at(pd.Series([50.0, 0.02], index=["a", "b"]))
     assert c.throughput_at(5.0) == 3000.0  # below the lowest knot: met at that knot
+
+
+@pytest.mark.parametrize(("value", "match"), [("40", "not a number"), (True, "not a number"), (None, "missing")])
+def test_throughput_at_refuses_text_flags_and_none(value, match) -> None:
+    curve = ThroughputCurve([10.0, 40.0], [2000.0, 1000.0])
+    with pytest.raises(ValueError, match=match):
+        curve.throughput_at(value)
+    with pytest.raises(ValueError, match=match):
+        curve.interactivity_at(value)

@@ -89,7 +89,8 @@ def test_utilization_percent_array_elementwise():
 
 def test_inferencex_convention_is_not_additive():
     # pitfall 2: charging the whole GPU-hour to each class double counts the spend
-    c = inferencex_cost_per_mtok(2.0, 1000.0, 500.0, 500.0)
+    c = inferencex_cost_per_mtok(2.0, 1000.0, input_throughput_tok_per_s_per_gpu=500.0,
+                                 output_throughput_tok_per_s_per_gpu=500.0)
     s_in = s_out = 0.5
     assert s_in * c.input_usd_per_mtok + s_out * c.output_usd_per_mtok == pytest.approx(2 * c.total_usd_per_mtok)
 
@@ -476,15 +477,22 @@ def test_cached_price_above_the_input_price_is_refused():
 def test_inferencex_parts_above_the_total_are_refused():
     with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu \+ output_throughput_tok_per_s_per_gpu="
                                          r"100 tok/s/GPU is above throughput_tok_per_s_per_gpu=55\.6"):
-        inferencex_cost_per_mtok(1.48, 55.6, 50.0, 50.0)
+        inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=50.0,
+                                 output_throughput_tok_per_s_per_gpu=50.0)
     with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu=60 .* above .*=55\.6"):
-        inferencex_cost_per_mtok(1.48, 55.6, 60.0)
+        inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=60.0)
     with pytest.raises(ValueError, match=r"at position 1 \(1 of 2 bad\)"):
-        inferencex_cost_per_mtok(1.48, np.array([55.6, 55.6]), np.array([27.8, 40.0]), 27.8)
+        inferencex_cost_per_mtok(1.48, np.array([55.6, 55.6]),
+                                 input_throughput_tok_per_s_per_gpu=np.array([27.8, 40.0]),
+                                 output_throughput_tok_per_s_per_gpu=27.8)
     # parts adding up to the total pass; the Series index is kept. 1.48 / (27.8 x 0.0036) = 14.79
-    c = inferencex_cost_per_mtok(1.48, pd.Series([55.6], index=["mi355x"]), 27.8, 27.8)
+    c = inferencex_cost_per_mtok(1.48, pd.Series([55.6], index=["mi355x"]), input_throughput_tok_per_s_per_gpu=27.8,
+                                 output_throughput_tok_per_s_per_gpu=27.8)
     assert list(c.output_usd_per_mtok.index) == ["mi355x"]
     assert c.output_usd_per_mtok.iloc[0] == pytest.approx(1.48 / (27.8 * 0.0036))
+    # cost_per_mtok takes utilization third: here a third number would be an input throughput
+    with pytest.raises(TypeError):
+        inferencex_cost_per_mtok(1.86, 2500.0, 0.6)  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(

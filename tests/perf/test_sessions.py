@@ -231,3 +231,10 @@ def test_a_session_context_beyond_the_model_window_is_refused():
     huge = Workload(name="huge", kind="sessions", isl_tokens=1_000_000, osl_tokens=1000, cached_prefix_frac=0.9)
     with pytest.raises(ValueError, match="exceeds deepseek-r1's context window"):
         project_session_curve("deepseek-r1", "b200", huge)
+
+
+@pytest.mark.parametrize(("sessions", "match"), [([], "empty"), ([1e7], "at most"), ([0.0], "positive"),
+                                                 ([float("nan")], "positive")])
+def test_session_counts_outside_their_range_are_refused(sessions, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        session_points("deepseek-r1", "b200", sessions, workload("agentic-coding"), config=CFG)

@@ -132,7 +132,7 @@ TCO_ENTRY: list[tuple[str, Callable[[], Any], type[BaseException], tuple[str, ..
     ("none", lambda: tk.tco(None), TypeError, ("hardware", "None")),
     ("int", lambda: tk.tco(3), TypeError, ("hardware", "int")),
     ("dict", lambda: tk.tco({"id": "b200"}), TypeError, ("hardware", "dict")),
-    ("profile-none", lambda: tk.tco("b200", None), TypeError, ("profile", "None")),
+    ("profile-type", lambda: tk.tco("b200", 3), TypeError, ("profile", "int")),
     ("profile-unknown", lambda: tk.tco("b200", "bargain"), KeyError, ("bargain",)),
     ("hardware-unknown", lambda: tk.tco("z100"), KeyError, ("z100",)),
     ("basis", lambda: tk.tco("b200", basis="guess"), ValueError, ("guess",)),

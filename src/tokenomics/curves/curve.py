@@ -51,6 +51,9 @@ def _restore(values: Any, result: np.ndarray) -> Any:
 
 
 def _as_array(values: Any, name: str = "value") -> np.ndarray:
+    if values is None:
+        raise ValueError(f"{name} is missing (None): give a number or an array of numbers")
+    check_numeric(name, values)  # "40" or True is not read as a number
     try:
         if isinstance(values, pd.Series | pd.Index):
             return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)

@@ -493,6 +493,7 @@ class InferencexCost(NamedTuple):
 def inferencex_cost_per_mtok(
     cost_usd_per_gpu_hour: Any,
     throughput_tok_per_s_per_gpu: Any,
+    *,
     input_throughput_tok_per_s_per_gpu: Any = None,
     output_throughput_tok_per_s_per_gpu: Any = None,
     utilization_frac: Any = 1.0,
@@ -511,7 +512,8 @@ def inferencex_cost_per_mtok(
         Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
     input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu : optional
         Input (resp. output) tokens/s per accelerator, > 0 [tok/s/GPU]; together at most the
-        total throughput (it counts both).
+        total throughput (it counts both). Keyword-only, as is ``utilization_frac``
+        (:func:`cost_per_mtok` takes utilization third).
     utilization_frac : float, array_like or pandas.Series, default 1.0
         InferenceX assumes full utilization (1.0); another value divides every figure.
 
@@ -534,7 +536,8 @@ def inferencex_cost_per_mtok(
 
     Examples
     --------
-    >>> c = inferencex_cost_per_mtok(1.48, 55.6, 27.8, 27.8)
+    >>> c = inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=27.8,
+    ...                              output_throughput_tok_per_s_per_gpu=27.8)
     >>> round(c.total_usd_per_mtok, 2), round(c.output_usd_per_mtok, 2)
     (7.39, 14.79)
 

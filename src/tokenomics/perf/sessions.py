@@ -130,6 +130,10 @@ def _session_inputs(workload: Workload, fixed_hint: str = "") -> tuple[float, fl
             workload.idle_s_between_turns, turns)
 
 
+MAX_SESSIONS = 1e6
+"""Most concurrent sessions per replica :func:`session_points` accepts (beyond: a unit slip)."""
+
+
 def session_points(
     model: Model | str,
     hardware: Hardware | str,
@@ -154,7 +158,8 @@ def session_points(
     hardware : Hardware or str
         Catalog hardware (or its name).
     sessions : float, array_like or pandas.Series
-        Concurrent sessions per replica ``N`` [count], > 0 (AgentX "concurrency").
+        Concurrent sessions per replica ``N`` [count], in (0, :data:`MAX_SESSIONS`] (AgentX
+        "concurrency"; a mean, so fractional counts are allowed).
     workload : Workload or str
         A ``kind="sessions"`` workload (or its preset name): mean ISL/OSL, theoretical hit rate,
         idle gap.
@@ -211,8 +216,10 @@ def session_points(
     check_numeric("sessions", sessions)
     index = sessions.index if isinstance(sessions, pd.Series) else None
     n = np.atleast_1d(np.asarray(sessions, dtype=float))
-    if np.any(~np.isfinite(n)) or np.any(n <= 0):
-        raise ValueError(f"sessions={sessions!r} must be positive counts")
+    if n.size == 0:
+        raise ValueError("sessions is empty: give at least one session count")
+    if np.any(~np.isfinite(n)) or np.any(n <= 0) or np.any(n > MAX_SESSIONS):
+        raise ValueError(f"sessions={sessions!r} must be positive counts of at most {MAX_SESSIONS:g} per replica")
     check_positive("prefill_chunk_tokens", prefill_chunk_tokens)
     s = _resolve(model, hardware, config, factors)
     ctx = isl + osl
