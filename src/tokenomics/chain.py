@@ -1022,7 +1022,8 @@ def compare(
         Out-of-range utilization, license fee, interactivity or prices (percent hints and the
         $/token-for-$/Mtok slip included), a price provider or tier with explicit prices,
         contradictory TCO arguments, a TCO profile or tier name given as ``tco`` (the message
-        names the keyword meant), or no system could be evaluated.
+        names the keyword meant), one system named twice (by id or alias), or no system could
+        be evaluated.
 
     Examples
     --------
@@ -1050,7 +1051,13 @@ def compare(
     # by default every system that serves alone: prefill-only parts (Rubin CPX) only serve in disaggregated plans
     names = list(hardware) if hardware is not None else [
         str(h) for h in every.index[every["serving_role"] != "prefill"]]
-    systems = [catalog.hardware(h) for h in dict.fromkeys(catalog.resolve_hardware_id(h) for h in names)]
+    ids: dict[str, str] = {}
+    for name in names:
+        hid = catalog.resolve_hardware_id(name)
+        if hid in ids:
+            raise ValueError(f"hardware {ids[hid]!r} and {name!r} name the same system ({hid}); give it once")
+        ids[hid] = name
+    systems = [catalog.hardware(h) for h in ids]
     # inputs every system shares are checked up front: an error there is the caller's, not a system's
     for name, value in (("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user),
                         ("utilization_frac", utilization_frac), ("license_fee_frac", license_fee_frac),

@@ -149,8 +149,7 @@ def test_workload_changes_curve_and_mix():
     assert short["throughput_tok_per_s_per_gpu"] != long_in["throughput_tok_per_s_per_gpu"]
 
 
-def test_duplicates_and_empty_lists():
-    assert len(tk.compare("deepseek-r1", ["gb200", "GB200 NVL72"])) == 1
+def test_empty_lists():
     with pytest.raises(ValueError, match="empty"):
         tk.compare("deepseek-r1", [])
 
@@ -203,3 +202,8 @@ def test_a_tco_profile_or_tier_name_given_as_tco_names_the_keyword_meant(tco, hi
 def test_tco_kind_spelling_is_ignored():
     by_kind = tk.compare("deepseek-r1", ["gb200"], tco="itemised", tco_profile="neocloud")
     assert by_kind.equals(tk.compare("deepseek-r1", ["gb200"], tco="Itemized", tco_profile="neocloud"))
+
+
+def test_one_system_named_twice_is_refused():
+    with pytest.raises(ValueError, match=r"'gb200' and 'GB200 NVL72' name the same system \(gb200-nvl72\)"):
+        tk.compare("deepseek-r1", ["gb200", "GB200 NVL72"])
