@@ -500,3 +500,12 @@ def test_a_contradictory_tco_basis_names_the_basis_flag(capsys):
     assert rc == 2
     assert "--basis 'published' contradicts --profile 'neocloud'" in err
     assert "tco_basis" not in err
+
+
+def test_tco_without_power_figures_names_what_this_command_can_do(capsys):
+    rc, out, err = run(capsys, "tco", "tpu-v5e")
+    assert rc == 2
+    assert out == ""
+    assert "this command has no power flag" in err
+    assert "--cost-per-gpu-hour" in err
+    _one_line_error(err, "tco")

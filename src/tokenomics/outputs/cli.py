@@ -403,7 +403,15 @@ def _cmd_tco(args: argparse.Namespace) -> None:
         for name, flag in _TCO_FLAGS.items():
             message = message.replace(f"{name}=", f"{flag} ")
         raise ValueError(message) from None
-    res = basis.tco(args.system)
+    try:
+        res = basis.tco(args.system)
+    except ValueError as err:
+        message = str(err)
+        if "facility_power_kw_per_accelerator=" in message:  # the Python keywords: this command has no such flags
+            message = (message.split("; pass ")[0] + "; this command has no power flag: call "
+                       f"tk.tco({args.system!r}, facility_power_kw_per_accelerator=...) in Python, or price the "
+                       "GPU-hour with --cost-per-gpu-hour in cost or margin")
+        raise ValueError(message) from None
     frame = res.to_frame().reset_index()
     if _CHOSEN["columns"]:  # the share column by either name: a percentage in a table, a fraction in data
         share = "share_%" if args.format == "table" else "share_frac"
