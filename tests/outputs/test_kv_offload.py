@@ -57,3 +57,14 @@ def test_cli_flag(capsys):
     code = main(["cost", "--hardware", "b200", "--model", "deepseek-r1", "--kv-offload", "dram"])
     assert code == 2
     assert "--kv-offload" in capsys.readouterr().err
+
+
+def test_a_given_offload_curve_keeps_its_mode():
+    # the DRAM curve holds no-offload rows where the tier is left unused: they are rows of a
+    # DRAM deployment (anchored to the no-offload measurement), so the chain reads the curve as DRAM
+    curve, points = tk.reference_curve("kimi-k2.7", "mi355x", workload="agentic-coding", kv_offload="dram")
+    assert set(points["kv_offload"]) == {"dram"}
+    assert "none" in set(points["anchor_kv_offload"].dropna())
+    row = tk.evaluate("kimi-k2.7", "mi355x", workload="agentic-coding", throughput_curve=curve,
+                      interactivity_tok_per_s_per_user=20.0)
+    assert row["kv_offload"].item() == "dram"

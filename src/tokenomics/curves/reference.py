@@ -137,7 +137,7 @@ def reference_curve(
         return _own_curve(m, hw, wl, mode, interactivity_tok_per_s_per_user)
     own, _ = _own_curve(m, hw, wl, mode, None)
     low, _ = reference_curve(m, hw, workload=wl, kv_offload=lower)
-    curve = _TierCurve.from_points(pd.concat([own.points, _as_carried(low.points, lower)], ignore_index=True),
+    curve = _TierCurve.from_points(pd.concat([own.points, _as_carried(low.points, lower, mode)], ignore_index=True),
                                    allow_mixed_kinds=True, allow_mixed_groups=True)
     assert isinstance(curve, _TierCurve)
     curve.parts = (own, low)
@@ -148,9 +148,14 @@ _LOWER_MODE = {"dram": "none", "ssd": "dram"}
 """The offload mode one tier below each mode: a deployment with the extra tier can leave it unused."""
 
 
-def _as_carried(points: pd.DataFrame, mode: str) -> pd.DataFrame:
-    """Rows of a lower-tier mode's curve as rows of a mode above it: measured ones anchored to it (ratio 1)."""
+def _as_carried(points: pd.DataFrame, mode: str, upper: str) -> pd.DataFrame:
+    """Rows of a lower-tier mode's curve as rows of the mode ``upper`` above it (its tier left unused).
+
+    ``kv_offload`` becomes ``upper`` (the deployment has the tier); measured rows are anchored
+    to ``mode`` at ratio 1.
+    """
     out = points.copy()
+    out["kv_offload"] = upper
     kinds = out["kind"].astype(str) if "kind" in out.columns else pd.Series("measured", index=out.index)
     measured = (kinds == "measured").to_numpy()
     if "anchor_kv_offload" not in out.columns:

@@ -12,6 +12,9 @@ def test_engram_map_for_a_fixed_workload_and_no_offload_curves():
     tables = memory_tables(ReportOptions(models=("deepseek-r1",)), ["b200", "mi355x"])
     engram = tables["memory_engram"]
     assert set(engram["hardware_id"]) == {"b200"}  # mi355x is not one of the memory section's systems
+    assert set(engram["model_id"]) == {"deepseek-v3"}  # the engram backbone, named in every row
+    skipped = tables["memory_skipped"]
+    assert list(skipped.loc[skipped["table"] == "memory", "hardware_id"]) == ["mi355x"]  # and said so
     assert set(engram["tier"]) == {"hbm", "dram", "cxl", "ssd"}
     assert tables["memory_offload"].empty
 
@@ -21,6 +24,7 @@ def test_offload_curves_for_a_session_workload():
     tables = memory_tables(opts, ["b200", "tpu-v7"])
     offload = tables["memory_offload"]
     assert set(offload["kv_offload"]) == {"none", "dram", "ssd"}
+    assert set(offload["model_id"]) == {"deepseek-r1"}
     # TPU v7 has no NVMe tier in the catalog: its ssd curve is skipped with the reason
     skipped = tables["memory_skipped"]
     assert skipped["reason"].str.contains("no 'ssd' tier").any()
@@ -30,7 +34,9 @@ def test_offload_curves_for_a_session_workload():
 
 def test_no_chosen_system_gives_empty_tables():
     tables = memory_tables(ReportOptions(models=("deepseek-r1",)), ["mi355x"])
-    assert all(t.empty for t in tables.values())
+    assert tables["memory_offload"].empty
+    assert tables["memory_engram"].empty
+    assert list(tables["memory_skipped"]["hardware_id"]) == ["mi355x"]
 
 
 def test_offload_mode_needs_session_workload():

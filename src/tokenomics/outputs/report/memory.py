@@ -51,21 +51,32 @@ def memory_tables(options: ReportOptions, hardware: Sequence[str]) -> dict[str, 
     Returns
     -------
     dict of str to pandas.DataFrame
-        ``memory_offload`` (empty for a fixed-sequence workload), ``memory_engram`` and
-        ``memory_skipped``.
+        ``memory_offload`` (empty for a fixed-sequence workload; ``model_id`` the report's first
+        model), ``memory_engram`` (``model_id`` the engram backbone) and ``memory_skipped`` (also
+        every requested system outside :data:`MEMORY_SYSTEMS`).
     """
     chosen = [catalog.hardware(h) for h in MEMORY_SYSTEMS if h in set(hardware)]
+    # the requested systems this section leaves out, said in memory_skipped.csv
+    left = pd.DataFrame({"hardware_id": [h for h in hardware if h not in MEMORY_SYSTEMS], "table": "memory",
+                         "reason": f"the memory section covers {', '.join(MEMORY_SYSTEMS)} only"})
     if not chosen:
         empty = pd.DataFrame()
-        return {"memory_offload": empty, "memory_engram": empty, "memory_skipped": empty}
+        return {"memory_offload": empty, "memory_engram": empty, "memory_skipped": left}
     sessions = options.workload if not options.workload.is_fixed else None
-    return memory_hierarchy_tables(
-        catalog.model(options.models[0]), chosen, sessions if sessions is not None else workload("agentic-coding"),
-        engram_model=catalog.model("deepseek-v3"), engram=engram_config("engram-demo").scaled_to(ENGRAM_PARAMS),
+    model, engram_model = catalog.model(options.models[0]), catalog.model("deepseek-v3")
+    out = memory_hierarchy_tables(
+        model, chosen, sessions if sessions is not None else workload("agentic-coding"),
+        engram_model=engram_model, engram=engram_config("engram-demo").scaled_to(ENGRAM_PARAMS),
         offload=sessions is not None,
         cost_usd_per_gpu_hour=_tco_rates(options, [h.hardware_id for h in chosen]),
         utilization_frac=options.utilization_frac,
     )
+    for name, model_id in (("memory_offload", model.model_id), ("memory_engram", engram_model.model_id)):
+        if len(out[name]) and "model_id" not in out[name].columns:
+            out[name].insert(0, "model_id", model_id)
+    if len(left):
+        out["memory_skipped"] = pd.concat([out["memory_skipped"], left], ignore_index=True)
+    return out
 
 
 def _tco_rates(options: ReportOptions, hardware: Sequence[str]) -> dict[str, float]:
