@@ -61,6 +61,11 @@ def test_html_self_contained_with_assumptions_and_sources(out):
     cats = set(sources["category"])
     assert {"hardware spec", "TCO inputs", "TCO profile", "model architecture", "curve points (measured)"} <= cats
     assert any(c.startswith("API price") for c in cats)
+    # every row is dated: projections by the calibration their factors come from
+    assert sources["as_of"].notna().all()
+    projected = sources[sources["category"].isin(["curve points (projected)", "curve points (anchored)"])]
+    assert len(projected)
+    assert projected["as_of"].str.endswith("(calibration)").all()
     for src in sources["source"].dropna().unique():
         for url in re.findall(r"https?://[^\s,;()\[\]<>\"']+", src):
             assert f'href="{_escape(url.rstrip("."))}"' in page, url  # sources are links

@@ -58,6 +58,7 @@ from tokenomics.economics.policy import LICENSED_MODEL_FEE_FRAC, default_license
 from tokenomics.outputs.report.agentic import agentic_table
 from tokenomics.outputs.report.html import _headline_sorted
 from tokenomics.outputs.report.memory import memory_tables
+from tokenomics.perf.calibrate import bundled_calibration
 from tokenomics.perf.hierarchy import check_kv_offload
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload
 
@@ -753,7 +754,11 @@ def _sources(opts: ReportOptions, head: pd.DataFrame, points: pd.DataFrame,
         add_prov(f"API price ({p.provider})", mid, p.provenance)
     cols = ["model_id", "hardware_id", "kind", "source", "as_of"]
     pts = points[[c for c in cols if c in points.columns]].astype("string").fillna("")
+    # a projection is as of the calibration its factors come from
+    fitted = re.search(r"produced: (\d{4}-\d{2}-\d{2})", str(bundled_calibration().provenance))
     for (mid, hid, kind, src, as_of), n in pts.groupby(cols, sort=True).size().items():
+        if not as_of and kind in ("projected", "anchored") and fitted:
+            as_of = f"{fitted.group(1)} (calibration)"
         rows.append({"category": f"curve points ({kind})", "item": f"{mid} on {hid}",
                      "parameters": f"{n} point(s)", "source": str(src), "as_of": str(as_of)})
     return pd.DataFrame(rows, columns=["category", "item", "parameters", "source", "as_of"])
