@@ -685,15 +685,18 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
          f"{opts.workload.cached_prefix_frac:g}"),
         ("KV offload", opts.kv_offload, "", "tiers below HBM holding evicted session prefixes (--kv-offload): "
          "none = HBM only, dram = + host DRAM, ssd = + DRAM and NVMe"),
-        ("curves", "measured where >= 2 bundled points exist at this ISL/OSL, else roofline projection",
-         "", "measured: Pareto envelope over serving configurations; projected: calibrated roofline, "
-         "Pareto envelope over TP/EP (up to the scale-up domain, 64) at best-practice precisions, "
-         "with its throughput band"),
+        ("curves", "measured inside the bundled measurements' range, anchored projection beyond it, "
+         "projection where nothing is measured (tk.reference_curve)",
+         "", "measured: Pareto envelope over serving configurations; anchored: the projection scaled "
+         "to the nearest measurement (curve_kind, anchor_ratio); projected: calibrated roofline, "
+         "Pareto envelope over aggregated and disaggregated configurations (TP/EP/DP attention, "
+         "multi-node where one scale-up domain cannot serve the model, MTP) at best-practice "
+         "precisions, with its throughput band; a KV-offload mode is never below the mode one tier down"),
         ("TCO basis", opts.tco_label(), "USD/GPU-hour",
          "per allocated accelerator-hour; idle hours are paid too"),
         ("utilization", f"{opts.utilization_frac:g}", "fraction", "busy share of paid hours (--utilization)"),
         ("reference interactivity", f"{opts.reference_interactivity_tok_per_s_per_user:g}", "tok/s/user",
-         "throughput read off the curve here (interpolated, never extrapolated)"),
+         "throughput read off the curve here (never beyond its fastest point)"),
         ("license fee", fee_rule, "fraction of revenue", "rule; the fee applied to each model follows"),
         *(_fee_applied(mid, opts) for mid in opts.models),
         ("prices", f"catalog list prices, provider {opts.price_provider or 'first-party or latest'}",
