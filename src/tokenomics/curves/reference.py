@@ -642,6 +642,4 @@ def _inside_from(inside: np.ndarray, envelope_value: Any, spliced_value: Any) ->
     if np.ndim(spliced_value) == 0:
         return envelope_value
     values = np.where(inside, np.asarray(envelope_value, dtype=float), np.asarray(spliced_value, dtype=float))
-    if isinstance(spliced_value, pd.Series):
-        return pd.Series(values, index=spliced_value.index, name=spliced_value.name)
-    return values
+    return _like_output(values, spliced_value)
