@@ -381,6 +381,7 @@ def calibration() -> tk.Calibration:
     return calibrate()
 
 
+@pytest.mark.slow  # these tests share a calibration fitted from scratch (~11 s)
 def test_calibration_factors_bounded_and_inheritance_stated(calibration: tk.Calibration) -> None:
     for f in calibration.fitted.values():
         for name in ("hbm_bandwidth_eff_frac", "compute_eff_frac", "prefill_compute_eff_frac", "comm_eff_frac"):
@@ -393,6 +394,7 @@ def test_calibration_factors_bounded_and_inheritance_stated(calibration: tk.Cali
     assert 0.0 < lo <= 1.0 <= hi
 
 
+@pytest.mark.slow
 def test_layer_latency_is_fitted_globally_only(calibration: tk.Calibration) -> None:
     from tokenomics.perf.calibrate import GLOBAL_ONLY_FACTORS
 
@@ -404,6 +406,7 @@ def test_layer_latency_is_fitted_globally_only(calibration: tk.Calibration) -> N
     assert len({round(f.hbm_bandwidth_eff_frac, 9) for f in calibration.fitted.values()}) > 1
 
 
+@pytest.mark.slow
 def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
     r = calibration.residuals
     ok = r["projected_tok_per_s_per_gpu"].notna()
@@ -427,6 +430,7 @@ PINNED_TOLERANCE = 0.05
 PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.329
 
 
+@pytest.mark.slow
 def test_excluded_sources_are_listed_with_reasons(calibration: tk.Calibration) -> None:
     points = tk.perf.calibration_points()
     kimi = points["source"].astype(str).str.contains("agg_kimik2.5_", regex=False)
@@ -489,6 +493,7 @@ def test_bundled_gpt_oss_baselines_are_read_at_their_run_lengths() -> None:
     assert (used["isl_tokens"] > used["osl_tokens"]).all()
 
 
+@pytest.mark.slow
 def test_config_points_are_not_read_beyond_their_concurrency(calibration: tk.Calibration) -> None:
     res = calibration.residuals
     cfg = res[(res["kind"] == "config") & res["projected_tok_per_s_per_gpu"].notna()]
@@ -499,6 +504,7 @@ def test_config_points_are_not_read_beyond_their_concurrency(calibration: tk.Cal
     assert (cfg["projected_tok_per_s_per_gpu"] <= at_conc * (1 + 1e-9)).all()
 
 
+@pytest.mark.slow
 def test_leave_one_hardware_out_error_is_pinned(calibration: tk.Calibration) -> None:
     assert calibration.holdout is not None
     summary = error_summary(calibration.holdout)
@@ -523,6 +529,7 @@ def test_projection_without_factors_uses_calibration() -> None:
 # --- stored calibration -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stored_calibration_matches_a_refit(calibration: tk.Calibration) -> None:
     # data/roofline/calibrated_factors.csv must be the fit of the bundled measured curves: a
     # change to the curves or to the fit without regenerating the file fails here.
@@ -556,6 +563,7 @@ def test_bundled_calibration_reads_the_file_without_fitting(monkeypatch: pytest.
     assert "family:blackwell" in cal.factors_for("gb200-nvl72").source
 
 
+@pytest.mark.slow
 def test_calibration_file_round_trip(calibration: tk.Calibration, tmp_path: object) -> None:
     from pathlib import Path
 
