@@ -155,7 +155,7 @@ __all__ += [
 # --- ingest and curves ----------------------------------------------------------------------------
 # (section: curves)
 from tokenomics.curves.curve import ThroughputCurve, cost_curve  # noqa: E402
-from tokenomics.curves.frontier import pareto_frontier, pareto_mask  # noqa: E402
+from tokenomics.curves.frontier import config_envelope, pareto_frontier, pareto_mask  # noqa: E402
 from tokenomics.curves.ingest import (  # noqa: E402
     IngestError,
     ReadResult,
@@ -176,6 +176,7 @@ __all__ += [
     "IngestError",
     "ReadResult",
     "ThroughputCurve",
+    "config_envelope",
     "cost_curve",
     "curves",
     "pareto_frontier",

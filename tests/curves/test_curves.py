@@ -11,7 +11,13 @@ import pytest
 
 import tokenomics as tk
 from tokenomics.curves.curve import ThroughputCurve, cost_curve
-from tokenomics.curves.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
+from tokenomics.curves.frontier import (
+    ENVELOPE_TOLERANCE_FRAC,
+    config_envelope,
+    pareto_frontier,
+    pareto_mask,
+    pareto_mask_naive,
+)
 from tokenomics.curves.measured import _load, curve_catalog_files, curves
 from tokenomics.curves.schema import POINT_KINDS
 from tokenomics.perf.calibrate import MAX_THROUGHPUT_WORKLOAD
@@ -39,6 +45,65 @@ def test_frontier_hand_example_ties_and_exclusions() -> None:
 def test_frontier_missing_column() -> None:
     with pytest.raises(KeyError, match="nope"):
         pareto_frontier(pd.DataFrame({X: [1.0], Y: [1.0]}), throughput="nope", by=None)
+
+
+def test_config_envelope_hand_example() -> None:
+    # a: y = 10^4 / x from 10 to 100 tok/s/user (two points: a straight line in log-log);
+    # b: one point (50, 300), flat below 50. Best: a up to 10^4 / 300 = 33.3, then b to 50
+    # (300), then a (10^4 / x) to 100
+    df = pd.DataFrame({"config": ["a", "a", "b"], X: [10.0, 100.0, 50.0], Y: [1000.0, 100.0, 300.0],
+                       "concurrency": [64.0, 4.0, 16.0], "input_throughput_tok_per_s_per_gpu": [500.0, 50.0, 150.0]})
+    df.attrs["note"] = "kept"
+    env = config_envelope(df)
+    assert env.attrs == {"note": "kept"}
+    assert env.index.tolist() == list(range(len(env)))
+    assert env.loc[~env["interpolated"], "config"].tolist() == ["a", "b", "a"]
+    curve = ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    at = np.array([12.0, 20.0, 30.0, 40.0, 45.0, 60.0, 80.0])
+    by_hand = np.array([10e3 / 12, 500.0, 10e3 / 30, 300.0, 300.0, 10e3 / 60, 125.0])
+    np.testing.assert_allclose(curve.throughput_at(at), by_hand, rtol=ENVELOPE_TOLERANCE_FRAC)
+    # added rows: on a's line, numeric columns mixed by the throughput weight
+    rows = env[env["interpolated"]]
+    assert (rows["config"] == "a").all()
+    np.testing.assert_allclose(rows[Y] * rows[X], 10e3, rtol=1e-9)
+    w = (rows[Y] - 1000.0) / (100.0 - 1000.0)
+    np.testing.assert_allclose(rows["concurrency"], 64.0 + w * (4.0 - 64.0))
+    np.testing.assert_allclose(rows["input_throughput_tok_per_s_per_gpu"], rows[Y] / 2)
+
+
+def test_config_envelope_of_one_configuration_reads_as_its_curve() -> None:
+    x = np.array([5.0, 20.0, 60.0, 200.0])
+    df = pd.DataFrame({"config": "tp8", X: x, Y: [9000.0, 6000.0, 2000.0, 100.0]})
+    own = ThroughputCurve.from_points(df)
+    env = ThroughputCurve.from_points(config_envelope(df), allow_mixed_groups=True)
+    at = np.geomspace(5.0, 200.0, 50)
+    np.testing.assert_allclose(env.throughput_at(at), own.throughput_at(at), rtol=ENVELOPE_TOLERANCE_FRAC)
+
+
+def test_config_envelope_of_a_projection_adds_up_and_covers_each_configuration() -> None:
+    pts = tk.project_curve("qwen3-235b-a22b", "mi325x", isl_tokens=8192.0, osl_tokens=1024.0, search="aggregated")
+    env = config_envelope(pts)
+    total = env["input_throughput_tok_per_s_per_gpu"] + env["output_throughput_tok_per_s_per_gpu"]
+    np.testing.assert_allclose(total, env[Y], rtol=1e-9)
+    curve = ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    for _, own in pts.groupby("config"):
+        c = ThroughputCurve.from_points(own, allow_mixed_groups=True)
+        at = np.geomspace(*c.interactivity_range, 40)
+        assert np.all(curve.throughput_at(at) >= c.throughput_at(at) * (1 - 2 * ENVELOPE_TOLERANCE_FRAC))
+
+
+def test_config_envelope_rejects_bad_input() -> None:
+    df = pd.DataFrame({"config": ["a"], X: [1.0], Y: [1.0]})
+    for bad in (0, -3, 1.5, True, "32"):
+        with pytest.raises(ValueError, match="knots_per_decade"):
+            config_envelope(df, knots_per_decade=bad)  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="parallelism"):
+        config_envelope(df, config="parallelism")
+    with pytest.raises(TypeError):
+        config_envelope([(1.0, 1.0)])  # type: ignore[arg-type]
+    empty = config_envelope(df.iloc[:0])
+    assert empty.empty
+    assert "interpolated" in empty.columns
 
 
 def test_mask_matches_naive_on_grid_with_ties() -> None:

@@ -67,7 +67,7 @@ def test_anchored_projection_equals_the_measured_envelope_at_its_edges(model, hw
     meas = points[points["kind"] == "measured"]
     envelope = tk.ThroughputCurve.from_points(curves(model=model, hardware=hw, kind="measured", workload=wl),
                                               allow_mixed_groups=True)
-    projection = tk.ThroughputCurve.from_points(project_curve(model, hw, workload=tk.workload(wl)),
+    projection = tk.ThroughputCurve.from_points(project_curve(model, hw, workload=tk.workload(wl), frontier=True),
                                                 allow_mixed_groups=True)
     lo, hi = float(meas[X].min()), float(meas[X].max())
     assert (lo, hi) == envelope.interactivity_range
@@ -197,7 +197,7 @@ def test_a_repeated_projection_is_kept_handed_out_as_a_copy_and_dropped_when_the
     first[Y] = 0.0  # the caller's copy
     _, again = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
     assert len(reference._PROJECTIONS) == 1
-    fresh = project_curve("deepseek-r1", "gb300", workload=tk.workload("1k/8k"))
+    fresh = project_curve("deepseek-r1", "gb300", workload=tk.workload("1k/8k"), frontier=True)
     pd.testing.assert_frame_equal(again, fresh)
     assert again.attrs == fresh.attrs
     tk.reset_catalogs()  # catalog values may differ now: projected again

@@ -10,6 +10,7 @@ import pytest
 
 import tokenomics as tk
 from tokenomics.catalog import Hardware, Model
+from tokenomics.curves.frontier import ENVELOPE_TOLERANCE_FRAC
 from tokenomics.curves.schema import CURVE_COLUMNS
 from tokenomics.perf import (
     BAND_COLUMNS,
@@ -647,14 +648,25 @@ def test_default_projection_frontier_option_keeps_only_the_envelope() -> None:
     pts = project_curve("deepseek-r1", "b200", isl_tokens=1024.0, osl_tokens=1024.0)
     env = project_curve("deepseek-r1", "b200", isl_tokens=1024.0, osl_tokens=1024.0, frontier=True)
     assert len(env) < len(pts)
-    expected = tk.pareto_frontier(pts, by=None)
+    expected = tk.config_envelope(pts)
     np.testing.assert_allclose(env["throughput_tok_per_s_per_gpu"], expected["throughput_tok_per_s_per_gpu"])
     # B200 is an 8-GPU node: the aggregated search stays within it
     assert pts.loc[~pts["disaggregated"].astype(bool), "tp"].max() == 8
+    # the envelope passes through or above every point, and is read at least as high as each
+    # configuration's own curve (to the envelope's tolerance); the pooled frontier is not (its
+    # chords between configurations lie below and above them)
     a = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
     b = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
-    x = np.geomspace(*a.interactivity_range, 7)[1:-1]
-    np.testing.assert_allclose(a.throughput_at(x), b.throughput_at(x))
+    assert b.interactivity_range == a.interactivity_range
+    knots = a.points
+    assert np.all(b.throughput_at(knots["interactivity_tok_per_s_per_user"].to_numpy())
+                  >= knots["throughput_tok_per_s_per_gpu"].to_numpy() * (1 - 1e-12))
+    x = np.geomspace(*a.interactivity_range, 200)[1:-1]
+    for _, own in pts.groupby("config"):
+        c = tk.ThroughputCurve.from_points(own, allow_mixed_groups=True)
+        lo, hi = c.interactivity_range
+        inside = x[(x >= lo) & (x <= hi)]
+        assert np.all(b.throughput_at(inside) >= c.throughput_at(inside) * (1 - 2 * ENVELOPE_TOLERANCE_FRAC))
 
 
 def test_default_projection_keeps_narrow_native_weights() -> None:

@@ -40,6 +40,7 @@ __all__ = [
     "capexes",
     "capital_rates",
     "chain_interactivities",
+    "config_curve_frames",
     "costs",
     "curve_frames",
     "curve_points",
@@ -181,6 +182,16 @@ def curve_points(min_size: int = 1, max_size: int = 60) -> st.SearchStrategy[lis
 def curve_frames(min_size: int = 1, max_size: int = 60) -> st.SearchStrategy[pd.DataFrame]:
     """Curve-point tables with the two standard columns."""
     return curve_points(min_size, max_size).map(lambda pts: pd.DataFrame(pts, columns=[X, Y]))
+
+
+@st.composite
+def config_curve_frames(draw: Any, max_configs: int = 4, max_size: int = 12) -> pd.DataFrame:
+    """Curve-point tables of 1-``max_configs`` serving configurations (column ``config``)."""
+    frames = []
+    for c in range(draw(st.integers(1, max_configs))):
+        pts = draw(st.lists(st.tuples(_coord, _coord), min_size=1, max_size=max_size))
+        frames.append(pd.DataFrame(pts, columns=[X, Y]).assign(config=f"c{c}"))
+    return pd.concat(frames, ignore_index=True)
 
 
 # --- names ---------------------------------------------------------------------------------------

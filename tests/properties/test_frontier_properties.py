@@ -6,10 +6,17 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.interpolate import PchipInterpolator
 
 from tests.properties import strategies as strat
 from tokenomics.curves.curve import ThroughputCurve
-from tokenomics.curves.frontier import pareto_frontier, pareto_mask, pareto_mask_naive
+from tokenomics.curves.frontier import (
+    ENVELOPE_TOLERANCE_FRAC,
+    config_envelope,
+    pareto_frontier,
+    pareto_mask,
+    pareto_mask_naive,
+)
 
 points = strat.curve_points()
 
@@ -66,3 +73,44 @@ def test_interpolation_monotone_within_knots(pts: list[tuple[float, float]],
     if hi * 1.5 <= 1e4:
         assert np.isnan(curve.throughput_at(hi * 1.5))
     assert curve.throughput_at(max(lo / 1.5, 1.0)) == tmax
+
+
+def _own_curve_at(group: pd.DataFrame, at: np.ndarray) -> np.ndarray:
+    """One configuration's curve read independently: its frontier, log-log PCHIP, flat below."""
+    front = pareto_frontier(group, by=None).sort_values(strat.X)
+    x = front[strat.X].to_numpy(dtype=float)
+    y = front[strat.Y].to_numpy(dtype=float)
+    out = np.where(at < x[0], y[0], np.nan)
+    inside = (at >= x[0]) & (at <= x[-1])
+    if x.size == 1:
+        out[inside] = y[0]
+    else:
+        out[inside] = np.exp(PchipInterpolator(np.log(x), np.log(y))(np.log(at[inside])))
+    return out
+
+
+@settings(max_examples=strat.examples(60), deadline=None)
+@given(strat.config_curve_frames(), strat.config_curve_frames(max_configs=1))
+def test_config_envelope_properties(df: pd.DataFrame, extra: pd.DataFrame) -> None:
+    env = config_envelope(df)
+    x = env[strat.X].to_numpy(dtype=float)
+    y = env[strat.Y].to_numpy(dtype=float)
+    # a Pareto frontier, interactivity ascending
+    assert np.all(np.diff(x) > 0)
+    assert np.all(np.diff(y) < 0)
+    # added rows lie on their own configuration's curve; the rest are input points
+    for name, rows in env[env["interpolated"]].groupby("config"):
+        at = rows[strat.X].to_numpy(dtype=float)
+        np.testing.assert_allclose(rows[strat.Y].to_numpy(dtype=float), _own_curve_at(df[df["config"] == name], at),
+                                   rtol=1e-9)
+    original = env[~env["interpolated"]]
+    assert original.merge(df, on=[strat.X, strat.Y, "config"]).shape[0] >= len(original)
+    # the curve read through the envelope is at or above every input point
+    curve = ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    px = df[strat.X].to_numpy(dtype=float)
+    assert np.all(np.asarray(curve.throughput_at(px), dtype=float) >= df[strat.Y].to_numpy(dtype=float) * (1 - 1e-9))
+    # another configuration only adds: at every row of the first envelope the second is as high,
+    # to the refinement tolerance
+    more = config_envelope(pd.concat([df, extra.assign(config="extra")], ignore_index=True))
+    wider = ThroughputCurve.from_points(more, allow_mixed_groups=True)
+    assert np.all(np.asarray(wider.throughput_at(x), dtype=float) >= y * (1 - ENVELOPE_TOLERANCE_FRAC))

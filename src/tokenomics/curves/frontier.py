@@ -9,23 +9,43 @@ decreases.
 Algorithm: sort by interactivity descending (ties: throughput descending, then position), scan
 once keeping a point when its throughput beats the running maximum of every point before it
 (vectorised with ``numpy.maximum.accumulate``).
+
+:func:`config_envelope` is the frontier across serving configurations of the pointwise maximum
+of each configuration's own curve (not of their pooled points): adding a configuration never
+lowers it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+from scipy.interpolate import PchipInterpolator
 
-__all__ = ["DEFAULT_GROUP_COLUMNS", "pareto_frontier", "pareto_mask", "pareto_mask_naive"]
+__all__ = ["DEFAULT_GROUP_COLUMNS", "ENVELOPE_KNOTS_PER_DECADE", "ENVELOPE_REFINE_ROUNDS", "ENVELOPE_TOLERANCE_FRAC",
+           "config_envelope", "pareto_frontier", "pareto_mask", "pareto_mask_naive"]
 
 DEFAULT_GROUP_COLUMNS: tuple[str, ...] = (
     "hardware_id", "model_id", "precision", "framework", "spec_decoding", "disaggregated",
     "workload",
 )
 """Columns that define one curve by default: one frontier per configuration family."""
+
+ENVELOPE_KNOTS_PER_DECADE: Final = 32
+"""Sampling of :func:`config_envelope`: interactivities ``10**(k / 32)`` tok/s/user (7.5 % apart)."""
+
+ENVELOPE_TOLERANCE_FRAC: Final = 0.005
+""":func:`config_envelope` refines its samples until the interpolant through them is within this
+fraction of the envelope at the quarter points of every gap (or :data:`ENVELOPE_REFINE_ROUNDS` rounds are done)."""
+
+CROSSING_BISECTIONS: Final = 30
+"""Bisections in log interactivity that locate where :func:`config_envelope`'s best configuration changes."""
+
+ENVELOPE_REFINE_ROUNDS: Final = 12
+"""Most refinement rounds of :func:`config_envelope` (each splits the gaps that miss)."""
 
 
 def pareto_mask(interactivity: ArrayLike, throughput: ArrayLike) -> NDArray[np.bool_]:
@@ -178,3 +198,221 @@ def pareto_frontier(
         "dropped_dominated": int(valid.sum() - keep.sum()),
     }
     return front
+
+
+def config_envelope(
+    points: pd.DataFrame,
+    *,
+    config: str = "config",
+    throughput: str = "throughput_tok_per_s_per_gpu",
+    interactivity: str = "interactivity_tok_per_s_per_user",
+    knots_per_decade: int = ENVELOPE_KNOTS_PER_DECADE,
+) -> pd.DataFrame:
+    """Return the frontier of the best configuration at each interactivity, sampled densely.
+
+    Each configuration ``c`` is read as :class:`tokenomics.ThroughputCurve` reads one
+    configuration: ``F_c(x) = exp(PCHIP(log x))`` through its frontier points, its highest
+    throughput below its lowest interactivity (serving faster than asked meets the target),
+    nothing above its highest. The envelope ``E(x) = max_c F_c(x)`` is sampled at the fixed
+    interactivities ``10**(k / knots_per_decade)``, at every point, just above each
+    configuration's highest interactivity (where ``E`` steps down) and where the best
+    configuration changes (the crossing of the two, bisected in log interactivity between
+    samples and evaluated on both curves). Then, in rounds: a point left on the frontier although another
+    configuration's curve is higher there gets a row on that curve, and where the log-log PCHIP
+    through the frontier (what :class:`tokenomics.ThroughputCurve` reads) misses ``E`` by more
+    than :data:`ENVELOPE_TOLERANCE_FRAC` at a quarter, half or three quarters of the way
+    between two rows (in log interactivity), that point is added. The result is the Pareto
+    frontier of points and rows, read within that tolerance of ``E`` at every point checked; a
+    configuration added to ``points`` raises ``E`` and so cannot lower the curve by more.
+
+    An added row mixes the two points ``l`` and ``r`` of its configuration around it: every
+    numeric column is ``v_l + w (v_r - v_l)`` with ``w = (y - y_l) / (y_r - y_l)``, so input
+    and output throughput still add up to ``y``; interactivity is ``x``; other columns are
+    ``l``'s. ``interpolated`` is True on added rows.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Curve points of one model, system and workload, in one or more configurations.
+    config : str
+        Column naming each point's configuration (a :func:`tokenomics.config_label`).
+    throughput : str
+        Column to maximise [tok/s/GPU].
+    interactivity : str
+        Column to maximise [tok/s/user].
+    knots_per_decade : int
+        Grid interactivities per factor of 10 (>= 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Frontier rows, interactivity ascending, index 0..n-1, with a boolean ``interpolated``
+        column; ``attrs`` of ``points`` kept.
+
+    Raises
+    ------
+    TypeError
+        If ``points`` is not a DataFrame.
+    KeyError
+        If a named column is missing.
+    ValueError
+        If ``knots_per_decade`` is not an integer >= 1.
+
+    Examples
+    --------
+    Configuration ``a`` runs from (10, 1000) to (100, 100) tok/s/user, tok/s/GPU, ``y = 10^4 / x``
+    in log-log; ``b`` reaches 300 at 50. Read through the pooled points, the curve at 20 and 40
+    lies on the chord from ``a``'s first point to ``b``; through the envelope it follows ``a``
+    to 33.3, then ``b``:
+
+    >>> import tokenomics as tk
+    >>> df = pd.DataFrame({"config": ["a", "a", "b"],
+    ...                    "interactivity_tok_per_s_per_user": [10.0, 100.0, 50.0],
+    ...                    "throughput_tok_per_s_per_gpu": [1000.0, 100.0, 300.0]})
+    >>> env = config_envelope(df)
+    >>> pooled = tk.ThroughputCurve.from_points(df, allow_mixed_groups=True)
+    >>> best = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    >>> [round(float(pooled.throughput_at(v))) for v in (20.0, 40.0)]
+    [717, 380]
+    >>> [round(float(best.throughput_at(v))) for v in (20.0, 40.0)]
+    [500, 300]
+    """
+    if isinstance(knots_per_decade, bool) or not isinstance(knots_per_decade, int | np.integer) \
+            or knots_per_decade < 1:
+        raise ValueError(f"knots_per_decade={knots_per_decade!r} must be an integer >= 1")
+    front = pareto_frontier(points, throughput=throughput, interactivity=interactivity, by=[config])
+    front = front.reset_index(drop=True)
+    x = front[interactivity].to_numpy(dtype=float, na_value=np.nan)
+    y = front[throughput].to_numpy(dtype=float, na_value=np.nan)
+    if not x.size:
+        return _envelope_rows(front, front.iloc[:0], np.zeros(0), np.zeros(0), np.zeros(0), points.attrs,
+                              interactivity, throughput)
+    names = front[config].astype("string").fillna("<NA>").to_numpy()
+    starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+    ends = np.r_[starts[1:], names.size]  # configuration c: rows starts[c]..ends[c]-1
+    own = [PchipInterpolator(np.log(x[a:b]), np.log(y[a:b])) if b - a > 1 else None
+           for a, b in zip(starts, ends, strict=True)]
+
+    def curve(c: int, at: np.ndarray) -> np.ndarray:
+        """F_c at ``at`` (NaN above configuration c's range)."""
+        a, b = starts[c], ends[c]
+        out = np.where(at < x[a], y[a], np.nan)
+        inside = (at >= x[a]) & (at <= x[b - 1])
+        fn = own[c]
+        if fn is None:
+            out[inside] = y[a]
+        elif inside.any():
+            out[inside] = np.clip(np.exp(fn(np.log(at[inside]))), y[b - 1], y[a])
+        return out
+
+    def best(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Best configuration at ``at``, its value E, and F_c of every c (rows)."""
+        v = np.stack([curve(c, at) for c in range(starts.size)]) if at.size else np.zeros((starts.size, 0))
+        c_best = np.argmax(np.where(np.isnan(v), -np.inf, v), axis=0)
+        return c_best, v[c_best, np.arange(at.size)], v
+
+    def own_value(cs: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """F_c at ``at`` for the configuration ``cs[j]`` of each ``at[j]``."""
+        out = np.full(at.size, np.nan)
+        for c in np.unique(cs):
+            sel = cs == c
+            out[sel] = curve(int(c), at[sel])
+        return out
+
+    g = float(knots_per_decade)
+    k = np.arange(np.ceil(np.log10(x.min()) * g), np.floor(np.log10(x.max()) * g) + 1)
+    grid = np.concatenate([10.0 ** (k / g), x[ends - 1] * (1.0 + 1e-9)])
+    at = np.unique(np.concatenate([grid, x]))  # the points too: a change of the best between them
+    c_at, y_at, v = best(at)
+    # where the best configuration changes between two samples, add the crossing of the two
+    i = np.flatnonzero(c_at[1:] != c_at[:-1])
+    ca, cb = c_at[i], c_at[i + 1]
+    ok = np.isfinite(v[ca, i]) & np.isfinite(v[ca, i + 1]) & np.isfinite(v[cb, i]) & np.isfinite(v[cb, i + 1])
+    i, ca, cb = i[ok], ca[ok], cb[ok]
+    lo, hi = np.log(at[i]), np.log(at[i + 1])  # ca leads at lo, cb at hi: bisect in log x
+    for _ in range(CROSSING_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        ahead = own_value(ca, np.exp(mid)) >= own_value(cb, np.exp(mid))
+        lo, hi = np.where(ahead, mid, lo), np.where(ahead, hi, mid)
+    cross = np.exp(lo)  # on ca's side, so ca's row there is not below cb's
+    on_grid = np.isin(at, grid)  # rows at the points themselves add nothing to the points
+    sample_x = np.concatenate([at[on_grid], cross, np.exp(hi)])
+    sample_c = np.concatenate([c_at[on_grid], ca, cb])
+    sample_y = np.concatenate([y_at[on_grid], own_value(ca, cross), own_value(cb, np.exp(hi))])
+    pos = np.searchsorted(at, x)
+    under = y_at[pos] > y  # points under another configuration's curve
+    # refine: a point under another curve that stays on the frontier of points and samples gives
+    # way to that curve at its interactivity; where the interpolant through that frontier (what
+    # ThroughputCurve reads) strays from E at a quarter point of a gap (log x), that point is added
+    for _ in range(ENVELOPE_REFINE_ROUNDS):
+        fin = np.isfinite(sample_y)
+        px, py = np.concatenate([x, sample_x[fin]]), np.concatenate([y, sample_y[fin]])
+        keep = pareto_mask(px, py)
+        lifted = keep[:x.size] & under
+        if lifted.any():
+            under &= ~lifted
+            sample_x = np.concatenate([sample_x, x[lifted]])
+            sample_c = np.concatenate([sample_c, c_at[pos[lifted]]])
+            sample_y = np.concatenate([sample_y, y_at[pos[lifted]]])
+            continue
+        # duplicates of a point stay on the frontier (and x, x(1 + 1e-16) meet in log x)
+        lx, first = np.unique(np.log(px[keep]), return_index=True)
+        px, py = px[keep][first], py[keep][first]
+        wide = px[1:] > px[:-1] * (1.0 + 1e-6)
+        if not wide.any():
+            break
+        lo_x, hi_x = lx[:-1][wide], lx[1:][wide]
+        mid = np.exp(np.concatenate([lo_x + q * (hi_x - lo_x) for q in (0.25, 0.5, 0.75)]))
+        fit = np.exp(PchipInterpolator(lx, np.log(py))(np.log(mid)))
+        c_mid, y_mid, _ = best(mid)
+        off = np.isfinite(y_mid) & (np.abs(fit / y_mid - 1.0) > ENVELOPE_TOLERANCE_FRAC)
+        if not off.any():
+            break
+        sample_x = np.concatenate([sample_x, mid[off]])
+        sample_c = np.concatenate([sample_c, c_mid[off]])
+        sample_y = np.concatenate([sample_y, y_mid[off]])
+    # a sample below its configuration's lowest interactivity is that configuration's first point
+    on_curve = np.isfinite(sample_y) & (sample_x > x[starts[sample_c]]) & (sample_x < x[ends[sample_c] - 1])
+    sample_x, sample_c, sample_y = sample_x[on_curve], sample_c[on_curve], sample_y[on_curve]
+    a = starts[sample_c]
+    b = ends[sample_c]
+    left = a + np.array([np.searchsorted(x[lo:hi], xs, side="right") - 1
+                         for lo, hi, xs in zip(a, b, sample_x, strict=True)], dtype=int)
+    not_knot = x[left] != sample_x
+    left, sample_x, sample_y = left[not_knot], sample_x[not_knot], sample_y[not_knot]
+    return _envelope_rows(front, front.iloc[left], sample_x, sample_y, y[left + 1], points.attrs,
+                          interactivity, throughput, right=front.iloc[left + 1])
+
+
+def _envelope_rows(front: pd.DataFrame, left: pd.DataFrame, x: np.ndarray, y: np.ndarray, y_right: np.ndarray,
+                   attrs: dict[str, object], interactivity: str, throughput: str,
+                   right: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Return the Pareto frontier of ``front`` and rows at (x, y) mixed from ``left`` and ``right``."""
+    added = left.reset_index(drop=True)
+    if right is not None and len(added):
+        other = right.reset_index(drop=True)
+        y_left = added[throughput].to_numpy(dtype=float, na_value=np.nan)
+        w = (y - y_left) / (y_right - y_left)
+        for name in added.columns:
+            dtype = added[name].dtype
+            if name in (interactivity, throughput) or pd.api.types.is_bool_dtype(dtype) \
+                    or not pd.api.types.is_numeric_dtype(dtype):
+                continue
+            lv = added[name].to_numpy(dtype=float, na_value=np.nan)
+            rv = other[name].to_numpy(dtype=float, na_value=np.nan)
+            mixed = np.where(lv == rv, lv, lv + w * (rv - lv))
+            added[name] = pd.array(mixed, dtype="Float64") if isinstance(dtype, pd.api.extensions.ExtensionDtype) \
+                else mixed
+    for name, value in ((interactivity, x), (throughput, y)):
+        dtype = front[name].dtype
+        added[name] = pd.array(value, dtype=dtype) if isinstance(dtype, pd.api.extensions.ExtensionDtype) else value
+    both = pd.concat([front.assign(interpolated=False), added.assign(interpolated=True)], ignore_index=True)
+    out = pareto_frontier(both, throughput=throughput, interactivity=interactivity, by=None)
+    # rows a rounding apart in log interactivity: a point stands for them, else the first
+    lx = np.log(out[interactivity].to_numpy(dtype=float, na_value=np.nan))
+    group = np.cumsum(np.r_[True, np.diff(lx) > 0][:lx.size])
+    rank = out["interpolated"].to_numpy(dtype=bool).astype(int)
+    pick = pd.DataFrame({"group": group, "rank": rank}).sort_values(["group", "rank"], kind="stable")
+    out = out.iloc[np.sort(pick.drop_duplicates("group").index.to_numpy())].reset_index(drop=True)
+    out.attrs = dict(attrs)
+    return out

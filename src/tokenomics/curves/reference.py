@@ -515,8 +515,8 @@ def _project(m: Model, hw: Hardware, wl: Workload, mode: str) -> pd.DataFrame:
     kept = _PROJECTIONS.get(key)
     if kept is None:
         # session traffic: realized prefix-cache hits, KV-bounded concurrency, queueing
-        kept = (project_curve(m, hw, workload=wl) if wl.is_fixed
-                else project_session_curve(m, hw, wl, kv_offload=mode))
+        kept = (project_curve(m, hw, workload=wl, frontier=True) if wl.is_fixed
+                else project_session_curve(m, hw, wl, kv_offload=mode, frontier=True))
         _PROJECTIONS[key] = kept
         while len(_PROJECTIONS) > PROJECTIONS_KEPT:
             _PROJECTIONS.popitem(last=False)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
-from tokenomics.curves.frontier import pareto_frontier
+from tokenomics.curves.frontier import config_envelope
 from tokenomics.curves.schema import CURVE_COLUMNS
 from tokenomics.perf.calibrate import _multi_node_configs, bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
@@ -297,8 +297,9 @@ def project_curve(
     weights and KV cache for a MoE model on Blackwell; FP8 on Hopper, MI300X and TPU v7; BF16
     on BF16-only hardware). All points of every configuration are returned (columns
     ``parallelism``, ``config`` and ``precision`` say which); the curve a system can deliver is
-    their Pareto envelope, ``ThroughputCurve.from_points(points, allow_mixed_groups=True)`` or
-    ``tokenomics.pareto_frontier(points, by=None)``, or ``frontier=True`` here. Where those
+    the best configuration at each interactivity, :func:`tokenomics.config_envelope` (the
+    frontier of the pointwise maximum of each configuration's own curve, sampled densely), or
+    ``frontier=True`` here. Where those
     replicas hold the weights but not one sequence of the workload (a long agentic context on
     small-HBM parts), the multi-node configurations of the search (pipeline stages, wide expert
     parallelism across scale-up domains) are tried instead.
@@ -332,8 +333,8 @@ def project_curve(
         (low, high) throughput multipliers. Default: from the calibration that supplied the
         factors; :data:`UNCALIBRATED_BAND` when ``factors`` are given without a band.
     frontier : bool
-        Return only the Pareto-optimal points over all configurations (default False: every
-        point).
+        Return the envelope over all configurations, :func:`tokenomics.config_envelope`
+        (default False: every point).
     search : {"full", "aggregated"}
         Without ``configs``: ``"full"`` (default) adds to the aggregated search the published
         speculative-decoding settings of the model (:func:`~tokenomics.perf.speculative_settings`)
@@ -433,7 +434,7 @@ def project_curve(
             dis["factors_source"] = np.full(len(dis["note"]), factors.source, dtype=object)
     out = curve_frame([rows]) if dis is None else _join(rows, dis)
     if frontier:
-        out = pareto_frontier(out, by=None).reset_index(drop=True)
+        out = config_envelope(out)
     out.attrs["max_concurrency"] = limits
     out.attrs["factors"] = factors.model_dump()
     out.attrs["band"] = (lo, hi)

@@ -597,9 +597,9 @@ def project_session_curve(
         )
     out = curve_frame(frames)
     if frontier:
-        from tokenomics.curves.frontier import pareto_frontier
+        from tokenomics.curves.frontier import config_envelope
 
-        out = pareto_frontier(out, by=None).reset_index(drop=True)
+        out = config_envelope(out)
     out.attrs["band"] = (lo, hi)
     out.attrs["workload"] = workload.name
     return out
