@@ -99,6 +99,8 @@ def test_config_envelope_rejects_bad_input() -> None:
             config_envelope(df, knots_per_decade=bad)  # type: ignore[arg-type]
     with pytest.raises(KeyError, match="parallelism"):
         config_envelope(df, config="parallelism")
+    with pytest.raises(KeyError, match="closest: throughput_tok_per_s_per_gpu"):
+        config_envelope(df, throughput="throughput_tok_per_s")
     with pytest.raises(TypeError):
         config_envelope([(1.0, 1.0)])  # type: ignore[arg-type]
     empty = config_envelope(df.iloc[:0])

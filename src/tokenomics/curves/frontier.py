@@ -25,6 +25,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.interpolate import PchipInterpolator
 
+from tokenomics._validate import unknown_name_error
+
 __all__ = ["DEFAULT_GROUP_COLUMNS", "ENVELOPE_KNOTS_PER_DECADE", "ENVELOPE_REFINE_ROUNDS", "ENVELOPE_TOLERANCE_FRAC",
            "config_envelope", "pareto_frontier", "pareto_mask", "pareto_mask_naive"]
 
@@ -178,7 +180,7 @@ def pareto_frontier(
     group_cols = list(by or ())
     missing = [c for c in (throughput, interactivity, *group_cols) if c not in points.columns]
     if missing:
-        raise KeyError(f"columns not in the table: {missing}; have {list(points.columns)}")
+        raise unknown_name_error("column", missing[0], [str(c) for c in points.columns])
     x = pd.to_numeric(points[interactivity], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     y = pd.to_numeric(points[throughput], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     valid = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
