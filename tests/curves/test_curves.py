@@ -71,6 +71,21 @@ def test_config_envelope_hand_example() -> None:
     np.testing.assert_allclose(rows["input_throughput_tok_per_s_per_gpu"], rows[Y] / 2)
 
 
+def test_from_points_reads_several_configurations_through_their_envelope() -> None:
+    df = pd.DataFrame({"config": ["a", "a", "b"], X: [10.0, 100.0, 50.0], Y: [1000.0, 100.0, 300.0]})
+    curve = ThroughputCurve.from_points(df, allow_mixed_groups=True)
+    assert curve.points["interpolated"].any()
+    assert float(curve.throughput_at(20.0)) == pytest.approx(500.0)  # a's own line, 10^4 / x
+    # one configuration, or no configuration column: the Pareto frontier of the points
+    pooled = ThroughputCurve.from_points(df.drop(columns="config"))
+    assert float(pooled.throughput_at(20.0)) == pytest.approx(716.9, abs=0.1)
+    assert "interpolated" not in ThroughputCurve.from_points(df[df["config"] == "a"]).points.columns
+    # an envelope is not enveloped again
+    env = config_envelope(df)
+    again = ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    pd.testing.assert_frame_equal(again.points.reset_index(drop=True), env)
+
+
 def test_config_envelope_of_one_configuration_reads_as_its_curve() -> None:
     x = np.array([5.0, 20.0, 60.0, 200.0])
     df = pd.DataFrame({"config": "tp8", X: x, Y: [9000.0, 6000.0, 2000.0, 100.0]})

@@ -655,9 +655,13 @@ def test_default_projection_frontier_option_keeps_only_the_envelope() -> None:
     # the envelope passes through or above every point, and is read at least as high as each
     # configuration's own curve (to the envelope's tolerance); the pooled frontier is not (its
     # chords between configurations lie below and above them)
-    a = tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True)
+    a = tk.ThroughputCurve.from_points(pts.drop(columns="config"), allow_mixed_groups=True)  # pooled
     b = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
     assert b.interactivity_range == a.interactivity_range
+    # the points themselves are read through the envelope
+    x_all = np.geomspace(*a.interactivity_range, 50)
+    np.testing.assert_allclose(tk.ThroughputCurve.from_points(pts, allow_mixed_groups=True).throughput_at(x_all),
+                               b.throughput_at(x_all))
     knots = a.points
     assert np.all(b.throughput_at(knots["interactivity_tok_per_s_per_user"].to_numpy())
                   >= knots["throughput_tok_per_s_per_gpu"].to_numpy() * (1 - 1e-12))

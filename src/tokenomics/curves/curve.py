@@ -31,7 +31,13 @@ from scipy.interpolate import PchipInterpolator
 
 from tokenomics._numeric import is_dask, is_xarray
 from tokenomics._validate import check_numeric, check_plausible, check_positive, check_range
-from tokenomics.curves.frontier import DEFAULT_GROUP_COLUMNS, pareto_frontier
+from tokenomics.curves.frontier import (
+    CONFIG_COLUMN,
+    DEFAULT_GROUP_COLUMNS,
+    ENVELOPE_MARK,
+    config_envelope,
+    pareto_frontier,
+)
 
 __all__ = ["ThroughputCurve", "check_curve_matches", "cost_curve"]
 
@@ -169,7 +175,11 @@ class ThroughputCurve:
             ``kind`` present this raises unless True (the curve's kind is then ``"mixed"``).
         allow_mixed_groups : bool
             Points from more than one group of ``group_columns`` (e.g. two hardware types)
-            raise unless True (an envelope over configurations).
+            raise unless True (an envelope over configurations). Points of several serving
+            configurations (a ``config`` column with more than one value) are then read as the
+            best configuration at each interactivity, :func:`~tokenomics.curves.frontier.config_envelope`,
+            unless they already are one (its ``interpolated`` column); other points as their
+            pooled Pareto frontier.
         group_columns : sequence of str
             Columns that must hold one value each (those present in ``points``).
         label : str, optional
@@ -206,7 +216,11 @@ class ThroughputCurve:
                     f"points span {n_groups} configuration groups over {cols}; filter to one "
                     "(or pass allow_mixed_groups=True for an envelope across them)"
                 )
-        front = pareto_frontier(points, throughput=throughput, interactivity=interactivity, by=None)
+        configs = points[CONFIG_COLUMN].dropna().nunique() if CONFIG_COLUMN in points.columns else 0
+        if allow_mixed_groups and configs > 1 and ENVELOPE_MARK not in points.columns:
+            front = config_envelope(points, throughput=throughput, interactivity=interactivity)
+        else:
+            front = pareto_frontier(points, throughput=throughput, interactivity=interactivity, by=None)
         if front.empty:
             raise ValueError(
                 f"no point has positive {throughput} and {interactivity} "

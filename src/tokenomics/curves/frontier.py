@@ -27,14 +27,30 @@ from scipy.interpolate import PchipInterpolator
 
 from tokenomics._validate import unknown_name_error
 
-__all__ = ["DEFAULT_GROUP_COLUMNS", "ENVELOPE_KNOTS_PER_DECADE", "ENVELOPE_REFINE_ROUNDS", "ENVELOPE_TOLERANCE_FRAC",
-           "config_envelope", "pareto_frontier", "pareto_mask", "pareto_mask_naive"]
+__all__ = [
+    "CONFIG_COLUMN",
+    "DEFAULT_GROUP_COLUMNS",
+    "ENVELOPE_KNOTS_PER_DECADE",
+    "ENVELOPE_MARK",
+    "ENVELOPE_REFINE_ROUNDS",
+    "ENVELOPE_TOLERANCE_FRAC",
+    "config_envelope",
+    "pareto_frontier",
+    "pareto_mask",
+    "pareto_mask_naive",
+]
 
 DEFAULT_GROUP_COLUMNS: tuple[str, ...] = (
     "hardware_id", "model_id", "precision", "framework", "spec_decoding", "disaggregated",
     "workload",
 )
 """Columns that define one curve by default: one frontier per configuration family."""
+
+CONFIG_COLUMN: Final = "config"
+"""Column naming a curve point's serving configuration (:func:`config_envelope`'s default)."""
+
+ENVELOPE_MARK: Final = "interpolated"
+"""Boolean column :func:`config_envelope` adds: True on rows it added, False on the points kept."""
 
 ENVELOPE_KNOTS_PER_DECADE: Final = 32
 """Sampling of :func:`config_envelope`: interactivities ``10**(k / 32)`` tok/s/user (7.5 % apart)."""
@@ -205,7 +221,7 @@ def pareto_frontier(
 def config_envelope(
     points: pd.DataFrame,
     *,
-    config: str = "config",
+    config: str = CONFIG_COLUMN,
     throughput: str = "throughput_tok_per_s_per_gpu",
     interactivity: str = "interactivity_tok_per_s_per_user",
     knots_per_decade: int = ENVELOPE_KNOTS_PER_DECADE,
@@ -265,15 +281,18 @@ def config_envelope(
     Configuration ``a`` runs from (10, 1000) to (100, 100) tok/s/user, tok/s/GPU, ``y = 10^4 / x``
     in log-log; ``b`` reaches 300 at 50. Read through the pooled points, the curve at 20 and 40
     lies on the chord from ``a``'s first point to ``b``; through the envelope it follows ``a``
-    to 33.3, then ``b``:
+    to 33.3, then ``b`` (and so does ``ThroughputCurve.from_points`` of the points themselves,
+    which reads several configurations through this envelope):
 
     >>> import tokenomics as tk
     >>> df = pd.DataFrame({"config": ["a", "a", "b"],
     ...                    "interactivity_tok_per_s_per_user": [10.0, 100.0, 50.0],
     ...                    "throughput_tok_per_s_per_gpu": [1000.0, 100.0, 300.0]})
     >>> env = config_envelope(df)
-    >>> pooled = tk.ThroughputCurve.from_points(df, allow_mixed_groups=True)
+    >>> pooled = tk.ThroughputCurve.from_points(df.drop(columns="config"))
     >>> best = tk.ThroughputCurve.from_points(env, allow_mixed_groups=True)
+    >>> round(float(tk.ThroughputCurve.from_points(df, allow_mixed_groups=True).throughput_at(20.0)))
+    500
     >>> [round(float(pooled.throughput_at(v))) for v in (20.0, 40.0)]
     [717, 380]
     >>> [round(float(best.throughput_at(v))) for v in (20.0, 40.0)]
@@ -408,12 +427,13 @@ def _envelope_rows(front: pd.DataFrame, left: pd.DataFrame, x: np.ndarray, y: np
     for name, value in ((interactivity, x), (throughput, y)):
         dtype = front[name].dtype
         added[name] = pd.array(value, dtype=dtype) if isinstance(dtype, pd.api.extensions.ExtensionDtype) else value
-    both = pd.concat([front.assign(interpolated=False), added.assign(interpolated=True)], ignore_index=True)
+    both = pd.concat([front.assign(**{ENVELOPE_MARK: False}), added.assign(**{ENVELOPE_MARK: True})],
+                     ignore_index=True)
     out = pareto_frontier(both, throughput=throughput, interactivity=interactivity, by=None)
     # rows a rounding apart in log interactivity: a point stands for them, else the first
     lx = np.log(out[interactivity].to_numpy(dtype=float, na_value=np.nan))
     group = np.cumsum(np.r_[True, np.diff(lx) > 0][:lx.size])
-    rank = out["interpolated"].to_numpy(dtype=bool).astype(int)
+    rank = out[ENVELOPE_MARK].to_numpy(dtype=bool).astype(int)
     pick = pd.DataFrame({"group": group, "rank": rank}).sort_values(["group", "rank"], kind="stable")
     out = out.iloc[np.sort(pick.drop_duplicates("group").index.to_numpy())].reset_index(drop=True)
     out.attrs = dict(attrs)
