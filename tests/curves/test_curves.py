@@ -55,7 +55,7 @@ def test_config_envelope_hand_example() -> None:
                        "concurrency": [64.0, 4.0, 16.0], "input_throughput_tok_per_s_per_gpu": [500.0, 50.0, 150.0]})
     df.attrs["note"] = "kept"
     env = config_envelope(df)
-    assert env.attrs == {"note": "kept"}
+    assert env.attrs == {"note": "kept", "excluded_nonpositive": 0}
     assert env.index.tolist() == list(range(len(env)))
     assert env.loc[~env["interpolated"], "config"].tolist() == ["a", "b", "a"]
     curve = ThroughputCurve.from_points(env, allow_mixed_groups=True)
@@ -121,6 +121,11 @@ def test_config_envelope_rejects_bad_input() -> None:
     empty = config_envelope(df.iloc[:0])
     assert empty.empty
     assert "interpolated" in empty.columns
+    # points without a usable coordinate are counted, and a curve of none says so
+    unusable = pd.DataFrame({"config": ["a", "b"], X: [np.nan, 5.0], Y: [1.0, -2.0]})
+    assert config_envelope(unusable).attrs["excluded_nonpositive"] == 2
+    with pytest.raises(ValueError, match="2 excluded"):
+        ThroughputCurve.from_points(unusable, allow_mixed_groups=True)
 
 
 def test_mask_matches_naive_on_grid_with_ties() -> None:

@@ -265,7 +265,8 @@ def config_envelope(
     -------
     pandas.DataFrame
         Frontier rows, interactivity ascending, index 0..n-1, with a boolean ``interpolated``
-        column; ``attrs`` of ``points`` kept.
+        column; ``attrs`` of ``points`` kept, plus ``attrs["excluded_nonpositive"]``, the points
+        left out for a missing, non-finite or non-positive coordinate.
 
     Raises
     ------
@@ -305,8 +306,9 @@ def config_envelope(
     front = front.reset_index(drop=True)
     x = front[interactivity].to_numpy(dtype=float, na_value=np.nan)
     y = front[throughput].to_numpy(dtype=float, na_value=np.nan)
+    attrs = {**points.attrs, "excluded_nonpositive": front.attrs["excluded_nonpositive"]}
     if not x.size:
-        return _envelope_rows(front, front.iloc[:0], np.zeros(0), np.zeros(0), np.zeros(0), points.attrs,
+        return _envelope_rows(front, front.iloc[:0], np.zeros(0), np.zeros(0), np.zeros(0), attrs,
                               interactivity, throughput)
     names = front[config].astype("string").fillna("<NA>").to_numpy()
     starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
@@ -401,7 +403,7 @@ def config_envelope(
                          for lo, hi, xs in zip(a, b, sample_x, strict=True)], dtype=int)
     not_knot = x[left] != sample_x
     left, sample_x, sample_y = left[not_knot], sample_x[not_knot], sample_y[not_knot]
-    return _envelope_rows(front, front.iloc[left], sample_x, sample_y, y[left + 1], points.attrs,
+    return _envelope_rows(front, front.iloc[left], sample_x, sample_y, y[left + 1], attrs,
                           interactivity, throughput, right=front.iloc[left + 1])
 
 
