@@ -227,6 +227,22 @@ def test_a_session_context_no_single_domain_replica_holds_is_served_across_pipel
     assert (curve["throughput_tok_per_s_per_gpu"] > 0).all()
 
 
+def test_moe_sessions_search_wide_ep_across_nodes_on_every_8_gpu_system():
+    # H200 holds DeepSeek-R1 in one node and H100 does not: both search wide EP across nodes, so
+    # H200 (H100's compute with more HBM bandwidth and capacity) is not projected below H100
+    import tokenomics as tk
+
+    rates = {}
+    for hw in ("h100-sxm", "h200-sxm"):
+        curve = project_session_curve("deepseek-r1", hw, "agentic-coding")
+        assert set(curve.loc[curve["tp"] > 8, "tp"].astype(int)) >= {16, 32, 64}
+        rates[hw] = float(tk.ThroughputCurve.from_points(curve, allow_mixed_groups=True).throughput_at(50.0))
+    assert rates["h200-sxm"] > rates["h100-sxm"]
+    # dense models are not spread across nodes when one node holds them
+    dense = project_session_curve("llama-3.3-70b", "h200-sxm", "agentic-coding")
+    assert dense["tp"].max() <= 8
+
+
 def test_a_session_context_beyond_the_model_window_is_refused():
     huge = Workload(name="huge", kind="sessions", isl_tokens=1_000_000, osl_tokens=1000, cached_prefix_frac=0.9)
     with pytest.raises(ValueError, match="exceeds deepseek-r1's context window"):

@@ -12,7 +12,7 @@ from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.frontier import config_envelope
 from tokenomics.curves.schema import CURVE_COLUMNS
-from tokenomics.perf.calibrate import _multi_node_configs, bundled_calibration, frontier_configs
+from tokenomics.perf.calibrate import _holds, _multi_node_configs, bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
     PRECISION_RULE,
@@ -186,6 +186,9 @@ def _configs(
         found = frontier_configs(m, hw, **precisions)
         # a dense model too large for TP 8 gets the smallest TP that fits (raises if none does)
         out = found or [default_config(m, hw, **precisions)]
+        if found and m.is_moe:
+            # and an MoE model that one domain holds also spreads its experts across domains
+            out += _wide_ep_configs(m, hw, found, precisions)
         if len(_SEARCHED) >= 1024:
             _SEARCHED.clear()
         _SEARCHED[(id(m), id(hw))] = (m, hw, tuple(out))
@@ -193,6 +196,19 @@ def _configs(
     if isinstance(configs, ServingConfig | Mapping):
         configs = [configs]
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
+
+
+def _wide_ep_configs(m: Model, hw: Hardware, found: list[ServingConfig],
+                    precisions: Mapping[str, Any]) -> list[ServingConfig]:
+    """Return the wide-EP configurations across scale-up domains not already in ``found``.
+
+    Wide expert parallelism with data-parallel attention over the scale-out network (DeepSeek
+    serves V3/R1 decode that way on 8-GPU H800 nodes), for MoE models whose domain is narrower
+    than :data:`~tokenomics.perf.calibrate.MULTI_NODE_EP_LIMIT`; the ones that hold a sequence.
+    """
+    have = {c.label for c in found}
+    return [c for c in _multi_node_configs(m, hw, **precisions)
+            if c.pp == 1 and c.label not in have and _holds(m, hw, c)]
 
 
 def _wider_configs(m: Model, hw: Hardware, *, speculative: bool) -> list[ServingConfig]:
@@ -291,7 +307,9 @@ def project_curve(
     :func:`~tokenomics.perf.frontier_configs` (powers-of-two TP, ``ep = tp`` and without
     DP-attention, with fully data-parallel attention or with DP-attention over tensor-parallel
     attention groups of 2-8 ranks for MoE models, within one scale-up domain up to 64 accelerators, so a
-    72-GPU NVLink rack uses its domain; TP up to 8 for dense models, or the smallest TP that
+    72-GPU NVLink rack uses its domain, and on narrower domains (8-GPU nodes) also wide EP with
+    DP-attention across nodes up to 64 accelerators, the all-to-all over the scale-out network;
+    TP up to 8 for dense models, or the smallest TP that
     fits where that is not enough) at the best-practice precisions of
     :func:`best_practice_precisions` (:data:`PRECISION_RULE`: e.g. FP4 experts, FP8 dense
     weights and KV cache for a MoE model on Blackwell; FP8 on Hopper, MI300X and TPU v7; BF16

@@ -690,7 +690,8 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
          "", "measured: Pareto envelope over serving configurations; anchored: the projection scaled "
          "to the nearest measurement (curve_kind, anchor_ratio); projected: calibrated roofline, "
          "Pareto envelope over aggregated and disaggregated configurations (TP/EP/DP attention, "
-         "multi-node where one scale-up domain cannot serve the model, MTP) at best-practice "
+         "wide EP across 8-GPU nodes for MoE models, pipeline stages where one replica holds no "
+         "sequence, MTP) at best-practice "
          "precisions, with its throughput band; a KV-offload mode is never below the mode one tier down"),
         ("TCO basis", opts.tco_label(), "USD/GPU-hour",
          "per allocated accelerator-hour; idle hours are paid too"),
