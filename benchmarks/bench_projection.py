@@ -11,11 +11,12 @@ average (on a shared machine the wall time counts other processes' work, the CPU
 and three baselines measured in the same run:
 
 * one decode-step evaluation (``decode_step_time_s``), as the unit of work;
-* the aggregated search evaluated one configuration at a time, as public
-  :func:`~tokenomics.perf.roofline_points` calls each turned into its own frame and joined with
-  :func:`~tokenomics.curves.schema.conform` (how ``project_curve`` built it before its sweeps
-  were stacked), on a sample of pairs: the ratio of times and the largest relative difference
-  of every numeric column (the numbers must not change);
+* the aggregated search (:func:`~tokenomics.perf.aggregated_configs`) evaluated one
+  configuration at a time, as public :func:`~tokenomics.perf.roofline_points` calls each
+  turned into its own frame and joined with :func:`~tokenomics.curves.schema.conform` (how
+  ``project_curve`` built it before its sweeps were stacked), on a sample of pairs: the ratio
+  of times and the largest relative difference of every numeric column (the numbers must not
+  change);
 * the disaggregated search evaluated one decode configuration at a time, as public
   :func:`~tokenomics.perf.disagg.plan_points` calls (where the decode NICs cannot feed the
   whole sweep, it keeps the concurrencies before the first they cannot, each evaluated alone),
@@ -42,9 +43,9 @@ from tokenomics.curves.schema import conform
 from tokenomics.perf import (
     BAND_COLUMNS,
     ServingConfig,
+    aggregated_configs,
     best_practice_precisions,
     bundled_calibration,
-    frontier_configs,
     project_curve,
     roofline_points,
 )
@@ -80,7 +81,7 @@ def _one_at_a_time(model: str, hardware: str, isl: float, osl: float) -> pd.Data
     cal = bundled_calibration()
     f, (lo, hi) = cal.factors_for(hw), cal.band
     frames = []
-    for cfg in frontier_configs(m, hw, **best_practice_precisions(m, hw)):
+    for cfg in aggregated_configs(m, hw):
         b_max = tk.max_concurrency(m, hw, isl_tokens=isl, osl_tokens=osl, config=cfg, factors=f)
         if b_max < 1:
             continue

@@ -805,3 +805,19 @@ def test_a_context_no_single_domain_replica_holds_is_served_across_pipeline_stag
     with pytest.raises(ValueError, match="holds even one sequence"):
         project_curve("deepseek-r1", "tpu-v5e", workload="agentic-coding",
                       configs=[ServingConfig(tp=64, ep=64, weight_precision="fp8", kv_precision="fp8")])
+
+
+def test_aggregated_configs_are_the_default_search() -> None:
+    from tokenomics.perf import aggregated_configs
+
+    # an MoE model on 8-GPU nodes: in-node TP/EP, then wide EP with DP-attention across nodes
+    h200 = aggregated_configs("deepseek-r1", "h200")
+    assert [c.label for c in h200 if c.tp > 8] == ["tp16-ep16-dpa", "tp32-ep32-dpa", "tp64-ep64-dpa"]
+    # a 72-GPU rack searches inside its domain (up to 64); a dense model up to TP 8
+    assert max(c.tp for c in aggregated_configs("deepseek-r1", "gb200-nvl72")) == 64
+    assert max(c.tp for c in aggregated_configs("llama-3.3-70b", "h200")) == 8
+    # the default projection sweeps exactly these (no MTP setting for gpt-oss-120b)
+    pts = project_curve("gpt-oss-120b", "h200", isl_tokens=1024.0, osl_tokens=1024.0, search="aggregated")
+    assert set(pts["parallelism"]) == {c.label for c in aggregated_configs("gpt-oss-120b", "h200")}
+    with pytest.raises(KeyError, match="h2000"):
+        aggregated_configs("deepseek-r1", "h2000")

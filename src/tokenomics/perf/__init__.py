@@ -49,7 +49,7 @@ from tokenomics.perf.factors import (
     default_factor_table,
     default_factors,
 )
-from tokenomics.perf.project import BAND_COLUMNS, SEARCH_RULE, project_curve
+from tokenomics.perf.project import BAND_COLUMNS, SEARCH_RULE, aggregated_configs, project_curve
 from tokenomics.perf.sessions import (
     DEFAULT_SESSIONS,
     cached_token_cost_ratio,
@@ -87,6 +87,7 @@ __all__ = [
     "ServingConfig",
     "ServingPlan",
     "SpeculativeSetting",
+    "aggregated_configs",
     "best_practice_precisions",
     "best_prefill_config",
     "bundled_calibration",

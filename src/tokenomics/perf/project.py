@@ -198,6 +198,43 @@ def _configs(
     return [c if isinstance(c, ServingConfig) else ServingConfig(**c) for c in configs]
 
 
+def aggregated_configs(model: Model | str, hardware: Hardware | str) -> list[ServingConfig]:
+    """Return the aggregated serving configurations the default search of :func:`project_curve` sweeps.
+
+    :func:`~tokenomics.perf.frontier_configs` at :func:`best_practice_precisions` (or, for a
+    dense model too large for TP 8, the smallest TP that fits), and for an MoE model on a
+    scale-up domain narrower than :data:`~tokenomics.perf.calibrate.MULTI_NODE_EP_LIMIT` wide
+    EP with DP-attention across domains (EP 16-64) that holds a sequence. Before each published
+    MTP setting is added; without the multi-node fallback of a workload no replica holds.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model (or its name).
+    hardware : Hardware or str
+        Catalog hardware (or its name).
+
+    Returns
+    -------
+    list of ServingConfig
+        In search order.
+
+    Raises
+    ------
+    KeyError
+        For an unknown model or hardware.
+    ValueError
+        If no configuration holds the weights.
+
+    Examples
+    --------
+    >>> [c.label for c in aggregated_configs("deepseek-r1", "h200")][-3:]
+    ['tp16-ep16-dpa', 'tp32-ep32-dpa', 'tp64-ep64-dpa']
+    """
+    m, hw = as_model(model), as_hardware(hardware)
+    return _configs(None, m, hw)
+
+
 def _wide_ep_configs(m: Model, hw: Hardware, found: list[ServingConfig],
                     precisions: Mapping[str, Any]) -> list[ServingConfig]:
     """Return the wide-EP configurations across scale-up domains not already in ``found``.
