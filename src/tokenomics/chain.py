@@ -940,9 +940,13 @@ def known_price_field(name: str) -> None:
         raise unknown_name_error("price field", name, PRICE_FIELDS)
 
 
+def _system_name(system: Hardware | str) -> str:
+    return system.hardware_id if isinstance(system, Hardware) else system
+
+
 def compare(
-    model: str,
-    hardware: str | Sequence[str] | None = None,
+    model: Model | str,
+    hardware: Hardware | str | Sequence[Hardware | str] | None = None,
     *,
     workload: Workload | str | None = None,
     interactivity_tok_per_s_per_user: float = DEFAULT_INTERACTIVITY_TOK_PER_S_PER_USER,
@@ -970,11 +974,12 @@ def compare(
 
     Parameters
     ----------
-    model : str
-        Model id or alias (e.g. ``"DeepSeek-R1"``, ``"kimi-k2"``).
-    hardware : str or sequence of str, optional
-        System(s) to compare (ids or aliases; duplicates are dropped); default every catalog
-        system that serves alone (not prefill-only parts such as Rubin CPX).
+    model : Model or str
+        Model, or its id or alias (e.g. ``"DeepSeek-R1"``, ``"kimi-k2"``).
+    hardware : Hardware, str or sequence of them, optional
+        System(s) to compare (entries, ids or aliases; a :class:`~tokenomics.catalog.Hardware`
+        is used as given, e.g. one edited with ``with_values``); default every catalog system
+        that serves alone (not prefill-only parts such as Rubin CPX).
     workload : Workload or str, optional
         The traffic (default :data:`tokenomics.workload.DEFAULT_WORKLOAD`, ``"8k/1k"``).
     interactivity_tok_per_s_per_user : float, default 50
@@ -1040,31 +1045,39 @@ def compare(
         known_price_field(name)
     basis = resolve_tco(tco, tco_basis=tco_basis, tco_profile=tco_profile, tco_vintage=tco_vintage,
                         tco_tier=tco_tier, cost_usd_per_gpu_hour=cost_usd_per_gpu_hour)
-    m = catalog.model(model)
+    m = model if isinstance(model, Model) else catalog.model(model)
     wl = workload_of(workload)
     mode = check_kv_offload(kv_offload, wl)
-    if isinstance(hardware, str):
+    if isinstance(hardware, str | Hardware):
         hardware = [hardware]
     if hardware is not None and len(hardware) == 0:
         raise ValueError("hardware is an empty list: name at least one system, or None for every system")
     every = catalog.hardware_table()
     # by default every system that serves alone: prefill-only parts (Rubin CPX) only serve in disaggregated plans
-    names = list(hardware) if hardware is not None else [
+    names: list[Hardware | str] = list(hardware) if hardware is not None else [
         str(h) for h in every.index[every["serving_role"] != "prefill"]]
-    ids: dict[str, str] = {}
-    for name in names:
-        hid = catalog.resolve_hardware_id(name)
+    ids: dict[str, Hardware | str] = {}
+    for system in names:
+        hid = system.hardware_id if isinstance(system, Hardware) else catalog.resolve_hardware_id(system)
         if hid in ids:
-            raise ValueError(f"hardware {ids[hid]!r} and {name!r} name the same system ({hid}); give it once")
-        ids[hid] = name
-    systems = [catalog.hardware(h) for h in ids]
+            raise ValueError(f"hardware {_system_name(ids[hid])!r} and {_system_name(system)!r} name the same "
+                             f"system ({hid}); give it once")
+        ids[hid] = system
+    systems = [h if isinstance(h, Hardware) else catalog.hardware(hid) for hid, h in ids.items()]
     # inputs every system shares are checked up front: an error there is the caller's, not a system's
-    for name, value in (("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user),
-                        ("utilization_frac", utilization_frac), ("license_fee_frac", license_fee_frac),
-                        *prices_usd_per_mtok.items()):
+    shared: dict[str, Any] = {"interactivity_tok_per_s_per_user": interactivity_tok_per_s_per_user,
+              "utilization_frac": utilization_frac, "license_fee_frac": license_fee_frac, **prices_usd_per_mtok}
+    for name, value in shared.items():
         if value is not None and not isinstance(value, str) and np.ndim(value) > 0:
+            if np.size(value) == 1:  # a one-element array is one value
+                shared[name] = float(np.ravel(value)[0])
+                continue
             raise ValueError(f"{name} takes one value in compare(), got {np.size(value)}: for several use "
                              f"tk.sweep(tk.Scenario(...), {name}=[...]) or tk.evaluate, which take arrays")
+    interactivity_tok_per_s_per_user = shared.pop("interactivity_tok_per_s_per_user")
+    utilization_frac = shared.pop("utilization_frac")
+    license_fee_frac = shared.pop("license_fee_frac")
+    prices_usd_per_mtok = shared
     check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
     if license_fee_frac is not None:

@@ -349,3 +349,22 @@ def test_curve_kind_at_refuses_a_bad_element_of_an_array() -> None:
     curve, _ = reference_curve("deepseek-r1", "b200", workload="8k/1k")
     with pytest.raises(ValueError, match="interactivity_tok_per_s_per_user"):
         curve_kind_at(curve, np.array([20.0, np.nan]))
+
+
+def test_an_edited_system_is_projected_not_read_off_the_catalog_systems_measurements():
+    # GB200 NVL72 is measured on DeepSeek-R1 8k/1k at 50 tok/s/user; the same id with a quarter
+    # of its HBM bandwidth is another system: its curve is the projection with that bandwidth
+    gb200 = tk.hardware("gb200")
+    slower = gb200.with_values(hbm_bandwidth_tb_per_s=gb200.hbm_bandwidth_tb_per_s / 4, source="what-if")
+    measured, _ = reference_curve("deepseek-r1", gb200, interactivity_tok_per_s_per_user=50)
+    edited, _ = reference_curve("deepseek-r1", slower, interactivity_tok_per_s_per_user=50)
+    assert curve_kind_at(measured, 50) == "measured"
+    assert curve_kind_at(edited, 50) == "projected"
+    own = tk.ThroughputCurve.from_points(tk.project_curve("deepseek-r1", slower, frontier=True),
+                                         allow_mixed_groups=True)
+    assert float(edited.throughput_at(50)) == pytest.approx(float(own.throughput_at(50)))
+    # the catalog's own entry, looked up again, still reads its measurements
+    again, _ = reference_curve("deepseek-r1", tk.hardware("gb200-nvl72"), interactivity_tok_per_s_per_user=50)
+    assert curve_kind_at(again, 50) == "measured"
+    row = tk.evaluate("deepseek-r1", slower)
+    assert row["curve_kind"].iloc[0] == "projected"

@@ -113,6 +113,20 @@ def test_compare_takes_one_interactivity_and_says_where_several_go() -> None:
     with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user takes one value in compare\(\), got 2: "
                                          r"for several use tk.sweep"):
         tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=[20, 50])
+    # one value in a one-element array is one value; catalog entries are taken as well as names
+    one = tk.compare("deepseek-r1", ["gb200"], interactivity_tok_per_s_per_user=np.array([50.0]))
+    same = tk.compare(tk.model("deepseek-r1"), tk.hardware("gb200"), interactivity_tok_per_s_per_user=50.0)
+    assert one["cost_usd_per_mtok"].iloc[0] == same["cost_usd_per_mtok"].iloc[0]
+    with pytest.raises(ValueError, match="name the same system"):
+        tk.compare("deepseek-r1", [tk.hardware("gb200"), "gb200-nvl72"])
+
+
+def test_compare_uses_an_edited_hardware_entry_as_given() -> None:
+    # an entry edited with with_values is not swapped back for the catalog's: twice the TCO
+    # basis cost per GPU-hour doubles the cost per Mtok at the same throughput
+    base = tk.compare("deepseek-r1", "gb200", cost_usd_per_gpu_hour=2.0)
+    dear = tk.compare("deepseek-r1", "gb200", cost_usd_per_gpu_hour=4.0)
+    assert dear["cost_usd_per_mtok"].iloc[0] == pytest.approx(2 * base["cost_usd_per_mtok"].iloc[0])
 
 
 @pytest.mark.parametrize(("tokens", "nodes", "fragment"), [

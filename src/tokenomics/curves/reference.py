@@ -78,7 +78,8 @@ def reference_curve(
        the measured mode's plus the projected difference, when the measured mode has no tier
        this one lacks (else this mode's projected hits). Every row's hits are at most its
        theoretical rate.
-    4. Nothing measured: the projection.
+    4. Nothing measured: the projection. So too for an entry edited with ``with_values`` or
+       built outside the catalog: the bundled measurements were taken on the catalog's entries.
     5. A mode with a tier below HBM is never below the mode one tier down (``"dram"`` above
        ``"none"``, ``"ssd"`` above ``"dram"``): a deployment with the extra tier can leave it
        unused, so the curve is ``max(own(x), lower(x))``, the lower mode's curve from steps 1-5.
@@ -144,6 +145,14 @@ def reference_curve(
     return curve, curve.points
 
 
+def _as_catalogued(m: Model, hw: Hardware) -> bool:
+    """Whether both entries are the catalog's own: measurements were taken on those, not on edits."""
+    try:
+        return catalog.model(m.model_id) == m and catalog.hardware(hw.hardware_id) == hw
+    except KeyError:
+        return False
+
+
 _LOWER_MODE = {"dram": "none", "ssd": "dram"}
 """The offload mode one tier below each mode: a deployment with the extra tier can leave it unused."""
 
@@ -173,7 +182,8 @@ def _own_curve(m: Model, hw: Hardware, wl: Workload, mode: str,
                interactivity_tok_per_s_per_user: float | None) -> tuple[ThroughputCurve, pd.DataFrame]:
     """Return steps 1-4 of :func:`reference_curve` for one offload mode (without the tiers below it)."""
     try:
-        measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
+        measured = (curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
+                    if _as_catalogued(m, hw) else pd.DataFrame())
     except ValueError:
         measured = pd.DataFrame()
     modes = (measured["kv_offload"].fillna("none").astype(str) if len(measured) and "kv_offload" in measured.columns

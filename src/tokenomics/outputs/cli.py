@@ -871,7 +871,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tco_options(rp)
     rp.add_argument("--force", action="store_true",
                     help="replace DIR even if it holds files the report did not write")
-    rp.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    rp.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress on stderr and no summary table on stdout (only the path of index.html)")
     return parser
 
 

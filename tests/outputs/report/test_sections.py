@@ -128,3 +128,11 @@ def test_headline_states_the_kv_offload_mode(agentic_report):
     assert "agentic-coding, KV offload to host DRAM, TCO" in text
     assert ReportOptions(models=("deepseek-r1",)).offload_label() == ""
     assert "KV offload" not in ReportOptions(models=("deepseek-r1",)).conditions_label()
+
+
+def test_headline_states_a_license_fee_given_for_every_model():
+    # a fee given for every model moves every margin: the headline's conditions say it; without
+    # one each model has its own default fee (listed in the assumptions), so the line is silent
+    given = ReportOptions(models=("deepseek-r1",), license_fee_frac=0.3).conditions_label()
+    assert "60% utilization, 30% license fee, 8k/1k" in given
+    assert "license fee" not in ReportOptions(models=("deepseek-r1",)).conditions_label()

@@ -247,7 +247,9 @@ class ReportOptions(BaseModel):
         """Describe the headline's operating point in words.
 
         E.g. ``"50 tok/s/user, 60% utilization, agentic-coding, KV offload to host DRAM, TCO
-        itemised, hyperscaler profile"``; the KV offload part only when one is set.
+        itemised, hyperscaler profile"``; the KV offload part only when one is set, and the
+        license fee (``"30% license fee"``) only when one is given for every model (otherwise
+        each model's default fee, listed in the report's assumptions).
 
         Returns
         -------
@@ -255,8 +257,9 @@ class ReportOptions(BaseModel):
             The description.
         """
         parts = [f"{self.reference_interactivity_tok_per_s_per_user:g} tok/s/user",
-                 f"{self.utilization_frac:.0%} utilization", self.workload_label(), self.offload_label(),
-                 f"TCO {self.tco_label()}"]
+                 f"{self.utilization_frac:.0%} utilization",
+                 "" if self.license_fee_frac is None else f"{self.license_fee_frac:.0%} license fee",
+                 self.workload_label(), self.offload_label(), f"TCO {self.tco_label()}"]
         return ", ".join(p for p in parts if p)
 
 
