@@ -464,6 +464,36 @@ def _usable(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+SCENARIO_WORKLOAD_PREFIX: str = "mlperf-"
+"""Workload labels of benchmark scenarios whose submissions compete on one figure (MLPerf
+Offline, Server and Interactive): per hardware, model and precision only the highest result of
+each scenario calibrates the model (the measured-frontier rule for scenario results)."""
+
+
+def _best_scenario_results(flat: pd.DataFrame, live: pd.DataFrame, dropped: dict[int, str]) -> None:
+    """Keep the highest result of each benchmark scenario per hardware, model and precision.
+
+    Submissions of one scenario by several system vendors run the same accelerators and
+    software at throughputs within a few percent and interactivities that differ by noise; each
+    is a point of one configuration, so only the best calibrates (``dropped`` gets the others,
+    with their reasons).
+    """
+    rows = live[live["row"].map(lambda r: str(flat.loc[r, "workload"]).startswith(SCENARIO_WORKLOAD_PREFIX))]
+    rows = rows[~rows["row"].isin(list(dropped))]
+    if rows.empty:
+        return
+    rows = rows.assign(workload=[flat.loc[r, "workload"] for r in rows["row"]])
+    for _, g in rows.groupby(["hardware_id", "model_id", "precision", "workload"], sort=False):
+        best = g.loc[g["throughput"].idxmax()]
+        for r, value in zip(g["row"], g["throughput"], strict=True):
+            if int(r) == int(best["row"]):
+                continue
+            dropped[int(r)] = (
+                f"a higher result of the same scenario (measured-frontier rule for scenario results): "
+                f"row {int(best['row'])} ({flat.loc[int(best['row']), 'source']}), {best['throughput']:.0f} vs "
+                f"{value:.0f} tok/s/GPU")
+
+
 def _screen(points: pd.DataFrame, frontier_only: bool,
             excluded_sources: tuple[tuple[str, str], ...]) -> tuple[list[int], pd.DataFrame]:
     """Apply the source exclusions and the measured-frontier rule (module notes).
@@ -511,6 +541,7 @@ def _screen(points: pd.DataFrame, frontier_only: bool,
                             f"tok/s/GPU at {inter[j]:.1f} vs {inter[i]:.1f} tok/s/user"
                         )
                         break
+        _best_scenario_results(flat, live, dropped)
     kept = [int(r) for r in usable["row"] if int(r) not in dropped]
     ident = ["hardware_id", "model_id", "framework", "workload", "precision", "spec_decoding",
              "source", "as_of", "throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu",

@@ -24,7 +24,7 @@ from tokenomics.curves.ingest.directory import (
     read_results_dir,
 )
 from tokenomics.curves.ingest.inferencex import per_gpu_throughput, read_inferencex
-from tokenomics.curves.ingest.mlperf import MLPERF_LATENCY_LIMITS_MS, read_mlperf
+from tokenomics.curves.ingest.mlperf import MLPERF_LATENCY_LIMITS_MS, read_mlperf, read_mlperf_log
 from tokenomics.curves.ingest.power import joules_per_token, read_power_baseline, tok_per_s_per_kw
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "read_genai_perf",
     "read_inferencex",
     "read_mlperf",
+    "read_mlperf_log",
     "read_power_baseline",
     "read_results",
     "read_results_dir",

@@ -7,6 +7,11 @@ submission that passes runs every user at least at ``1 / TPOT_limit`` tok/s/user
 points are **floors** (``kind = "floor"``): the interactivity columns hold the guaranteed lower
 bound, not a measured speed.
 
+Each submission's LoadGen summary (``mlperf_log_summary.txt``, in the round's results
+repository beside the summary JSON's ``Location``) also states the run's median and tail TTFT
+and TPOT: :func:`read_mlperf_log` reads one, and ``read_mlperf(..., logs=repository)`` turns every
+Server/Interactive floor whose log is found into a measured point at its median TPOT.
+
 Rows that are not LLM token results (other units, other benchmarks), edge-suite rows, rows
 mixing accelerator types and rows whose accelerator is not in the hardware catalog are skipped
 and counted by reason in ``frame.attrs["skipped"]`` (a ``{reason: count}`` dictionary).
@@ -24,6 +29,7 @@ from typing import Any, Final, Literal
 import pandas as pd
 
 from tokenomics.curves.ingest._common import (
+    ArgumentConflictError,
     IngestError,
     as_float,
     frame_from_records,
@@ -35,7 +41,7 @@ from tokenomics.curves.ingest._common import (
 )
 from tokenomics.units import SECONDS_PER_MS
 
-__all__ = ["MLPERF_LATENCY_LIMITS_MS", "MLPERF_PUBLICATION_DATES", "read_mlperf"]
+__all__ = ["MLPERF_LATENCY_LIMITS_MS", "MLPERF_PUBLICATION_DATES", "read_mlperf", "read_mlperf_log"]
 
 MLPERF_LATENCY_LIMITS_MS: Final[dict[tuple[str, str], tuple[float, float]]] = {
     ("llama2-70b", "Server"): (2000.0, 200.0),
@@ -143,7 +149,7 @@ def _row_from_json(r: Mapping[str, Any]) -> dict[str, Any]:
         "total": total, "model": str(r.get("Model") or ""), "scenario": r.get("Scenario"),
         "result": r.get("Performance_Result"), "units": r.get("Performance_Units"),
         "precision": r.get("weight_data_types"), "software": r.get("Software"),
-        "power_w": power, "stated_per_accel": None, "limits": None,
+        "power_w": power, "stated_per_accel": None, "limits": None, "location": r.get("Location"),
     }
 
 
@@ -163,10 +169,12 @@ def _row_from_csv(r: Mapping[str, Any]) -> dict[str, Any]:
         "model": str(val("model") or ""), "scenario": val("scenario"), "result": val("result"),
         "units": val("units"), "precision": val("weight_dtype"), "software": val("software"),
         "power_w": None, "stated_per_accel": val("result_per_accelerator"), "limits": limits,
+        "location": None,
     }
 
 
-def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | None) -> dict[str, Any]:
+def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | None,
+           logs: Path | None = None) -> dict[str, Any]:
     item = f"{source}#{row['id']}/{row['model']}/{row['scenario']}"
     total = as_float(row["total"], item, "total accelerators", required=True)
     if not total > 0:
@@ -216,6 +224,9 @@ def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | N
         rec["kind"] = "floor"
         rec["interactivity_tok_per_s_per_user"] = floor
         rec["interactivity_p90_tok_per_s_per_user"] = floor
+        log = _run_log(row, logs, item) if logs is not None else None
+        if log is not None:
+            _measured_from_log(rec, log, logs)  # type: ignore[arg-type]
     power = row["power_w"]
     if power is not None:
         power_f = as_float(power, item, "Power_Result")
@@ -224,6 +235,131 @@ def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | N
             rec["output_joules_per_token"] = power_f / result
         rec["note"] += "; power = system wall power / accelerators"
     return rec
+
+
+_LOG_LINE = re.compile(r"^\s*(?P<key>[A-Za-z0-9][^:]*?)\s*:\s*(?P<value>\S.*?)\s*$")
+_LOG_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    # output column: the summary's keys (Server/Interactive wording first, then Offline's)
+    "samples_per_s": ("Completed samples per second", "Samples per second"),
+    "output_tok_per_s": ("Completed tokens per second", "Tokens per second"),
+    "ttft_median_s": ("50.00 percentile first token latency (ns)",),
+    "ttft_p90_s": ("90.00 percentile first token latency (ns)",),
+    "ttft_p99_s": ("99.00 percentile first token latency (ns)",),
+    "tpot_median_s": ("50.00 percentile time to output token (ns)",),
+    "tpot_p90_s": ("90.00 percentile time to output token (ns)",),
+    "tpot_p99_s": ("99.00 percentile time to output token (ns)",),
+    "latency_mean_s": ("Mean latency (ns)",),
+    "latency_median_s": ("50.00 percentile latency (ns)",),
+    "ttft_limit_s": ("ttft_latency (ns)",),
+    "tpot_limit_s": ("tpot_latency (ns)",),
+}
+_NS = 1e-9
+
+
+def read_mlperf_log(path: str | Path) -> pd.Series:
+    """Read one MLPerf LoadGen summary (``mlperf_log_summary.txt``) of an LLM run.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The summary of one performance run, e.g.
+        ``closed/<submitter>/results/<system>/<benchmark>/Server/performance/run_1/mlperf_log_summary.txt``.
+
+    Returns
+    -------
+    pandas.Series
+        ``scenario`` (Offline, Server; LoadGen names the Interactive scenario Server),
+        ``result_valid`` (bool), ``samples_per_s`` [requests/s], ``output_tok_per_s`` [tok/s],
+        ``output_tokens_per_sample`` [tokens] (their ratio: the run's mean OSL), and, where the
+        run measured them [s]: ``ttft_median_s``, ``ttft_p90_s``, ``ttft_p99_s``,
+        ``tpot_median_s``, ``tpot_p90_s``, ``tpot_p99_s``, ``latency_mean_s``,
+        ``latency_median_s`` (end-to-end), ``ttft_limit_s`` and ``tpot_limit_s`` (the p99 bounds
+        the run was held to). Offline runs have no TTFT or TPOT: those entries are NaN.
+
+    Raises
+    ------
+    IngestError
+        If the file is not a LoadGen summary (no ``Scenario`` or ``Result is`` line), a value is
+        not a number (the message names file, line and key), a latency is not positive, or the
+        token or sample rate is missing or not positive.
+    FileNotFoundError
+        If ``path`` does not exist.
+
+    Notes
+    -----
+    LoadGen prints latencies in nanoseconds; they are returned in seconds. The median TPOT is
+    the run's typical per-user speed, ``1 / tpot_median_s`` [tok/s/user]; the scenario only bounds
+    the 99th percentile.
+
+    Examples
+    --------
+    >>> s = read_mlperf_log("mlperf_log_summary.txt")  # doctest: +SKIP
+    >>> 1 / s["tpot_median_s"]  # doctest: +SKIP
+    16.0
+    """
+    p = Path(path)
+    lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
+    raw: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(lines, start=1):
+        m = _LOG_LINE.match(line)
+        if m:
+            raw.setdefault(m.group("key"), (m.group("value"), number))
+    for key in ("Scenario", "Result is"):
+        if key not in raw:
+            raise IngestError(p, key, "line missing: not an MLPerf LoadGen summary")
+    out: dict[str, Any] = {"scenario": raw["Scenario"][0], "result_valid": raw["Result is"][0] == "VALID"}
+    for column, keys in _LOG_FIELDS.items():
+        found = next((k for k in keys if k in raw), None)
+        if found is None:
+            out[column] = math.nan
+            continue
+        value, number = raw[found]
+        x = as_float(value, f"{p}:{number}", found)
+        scale = _NS if found.endswith("(ns)") else 1.0
+        if not x > 0:
+            raise IngestError(f"{p}:{number}", found, f"must be > 0, got {value!r}")
+        out[column] = x * scale
+    for column in ("samples_per_s", "output_tok_per_s"):
+        if math.isnan(out[column]):
+            raise IngestError(p, _LOG_FIELDS[column][0], "line missing: the run states no throughput")
+    out["output_tokens_per_sample"] = out["output_tok_per_s"] / out["samples_per_s"]
+    return pd.Series(out, name=str(p))
+
+
+_LOG_AGREEMENT_FRAC = 1e-3
+"""Largest relative gap between a LoadGen summary's token rate and the summary JSON's result."""
+
+
+def _run_log(row: Mapping[str, Any], logs: Path, item: str) -> pd.Series | None:
+    """The LoadGen summary of a JSON row's performance run under ``logs``, if present."""
+    location = str(row.get("location") or "").strip()
+    if not location:
+        return None
+    rel = Path(location.removeprefix("./"))
+    run = rel if "performance" in rel.parts else rel / "performance" / "run_1"
+    f = logs / run / "mlperf_log_summary.txt"
+    if not f.is_file():
+        return None
+    log = read_mlperf_log(f)
+    result = as_float(row["result"], item, "Performance_Result", required=True)
+    if not math.isclose(log["output_tok_per_s"], result, rel_tol=_LOG_AGREEMENT_FRAC):
+        raise IngestError(f, "Completed tokens per second",
+                          f"{log['output_tok_per_s']!r} disagrees with the summary's result {result!r} ({item})")
+    return log
+
+
+def _measured_from_log(rec: dict[str, Any], log: pd.Series, logs: Path) -> None:
+    """Make a floor point measured at its run's median TPOT (in place)."""
+    if math.isnan(log["tpot_median_s"]):
+        return
+    rec["kind"] = "measured"
+    rec["interactivity_tok_per_s_per_user"] = 1.0 / log["tpot_median_s"]
+    rec["interactivity_p90_tok_per_s_per_user"] = 1.0 / log["tpot_p90_s"]
+    rec["ttft_median_s"] = log["ttft_median_s"]
+    rec["tpot_median_s"] = log["tpot_median_s"]
+    rec["e2el_median_s"] = log["latency_median_s"]
+    rec["note"] += (f"; interactivity = 1 / median TPOT of the run's LoadGen summary "
+                    f"({Path(str(log.name)).relative_to(logs)})")
 
 
 class _Skip(Exception):  # noqa: N818 - internal control flow, never escapes
@@ -235,6 +371,7 @@ def read_mlperf(
     *,
     on_unknown_hardware: Literal["skip", "raise"] = "skip",
     as_of: str | None = None,
+    logs: str | Path | None = None,
 ) -> pd.DataFrame:
     """Read an MLPerf Inference summary (official JSON or the LLM CSV) into curve points.
 
@@ -248,6 +385,12 @@ def read_mlperf(
     as_of : str, optional
         ISO date for rows of a round missing from :data:`MLPERF_PUBLICATION_DATES`; for a known
         round it must be the round's publication date.
+    logs : str or pathlib.Path, optional
+        Root of a local copy of the round's results repository (e.g.
+        ``mlcommons/inference_results_v5.1``). Each Server/Interactive JSON row whose run summary
+        (``<Location>/performance/run_1/mlperf_log_summary.txt``, :func:`read_mlperf_log`) is
+        there becomes ``kind = "measured"`` at ``1 / median TPOT`` (p90 likewise), with its
+        median TTFT, TPOT and end-to-end latency; rows without one stay floors. JSON only.
 
     Returns
     -------
@@ -263,7 +406,10 @@ def read_mlperf(
     IngestError
         If the file is neither format, or a kept row has a non-numeric result, a non-positive
         accelerator count, or (CSV) a ``result_per_accelerator`` that disagrees with
-        ``result / total_accelerators``.
+        ``result / total_accelerators``; if a run summary under ``logs`` is malformed or its
+        token rate disagrees with the row's result by more than 0.1 %.
+    FileNotFoundError
+        If ``logs`` is not a directory.
     ArgumentConflictError
         If ``as_of`` is not the publication date of a kept row's round.
     KeyError
@@ -284,8 +430,13 @@ def read_mlperf(
         raise ValueError(f"on_unknown_hardware={on_unknown_hardware!r}; use 'skip' or 'raise'")
     p = Path(path)
     source = str(p)
+    root = None if logs is None else Path(logs)
+    if root is not None and not root.is_dir():
+        raise FileNotFoundError(f"logs={str(root)!r} is not a directory (a results repository's root)")
     rows: list[dict[str, Any]]
     if p.suffix.lower() == ".csv":
+        if root is not None:
+            raise ArgumentConflictError(p, "logs", "the LLM CSV names no run locations; pass the summary JSON")
         table = read_csv_table(p)
         if not is_mlperf_csv(list(table.columns)):
             missing = [c for c in _CSV_COLUMNS if c not in table.columns]
@@ -321,7 +472,7 @@ def read_mlperf(
             skipped[f"hardware not in catalog: {accel}"] += 1
             continue
         try:
-            records.append(_point(row, source, hardware_id, as_of))
+            records.append(_point(row, source, hardware_id, as_of, root))
         except _Skip as why:
             skipped[str(why)] += 1
     frame = frame_from_records(records)
