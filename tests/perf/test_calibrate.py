@@ -57,3 +57,48 @@ def test_calibrate_switches_must_be_bools(name: str, value: object) -> None:
 
     with pytest.raises(ValueError, match=rf"{name}={value!r} must be True or False"):
         calibrate(pd.DataFrame(), **{name: value})  # type: ignore[arg-type]
+
+
+def _mlperf_scenario(workload: object) -> bool:
+    return str(workload).startswith("mlperf-")
+
+
+def test_one_result_per_benchmark_scenario_calibrates() -> None:
+    # several system vendors submit the same accelerators and software: of each hardware, model,
+    # precision and scenario only the highest result is a frontier point
+    from tokenomics.perf.calibrate import EXCLUDED_SOURCES, _screen, _usable, calibration_points
+
+    pts = calibration_points()
+    keep, dropped = _screen(pts, True, EXCLUDED_SOURCES)
+    flat = pts.reset_index(drop=True)
+    usable = _usable(pts).set_index("row")
+    kept = usable.loc[[r for r in keep if _mlperf_scenario(flat.loc[r, "workload"])]]
+    kept = kept.assign(workload=[flat.loc[r, "workload"] for r in kept.index])
+    groups = kept.groupby(["hardware_id", "model_id", "precision", "workload"]).size()
+    assert len(groups) > 40
+    assert (groups == 1).all()
+    rule = dropped[dropped["reason"].str.startswith("a higher result of the same scenario")]
+    assert len(rule) > 50
+    for r in rule.itertuples():
+        best = int(r.reason.split("row ", 1)[1].split(" ", 1)[0])
+        assert usable.loc[best, "throughput"] >= usable.loc[r.row, "throughput"]
+        assert flat.loc[best, "workload"] == flat.loc[r.row, "workload"]
+
+
+def test_mlperf_runs_read_at_their_median_are_at_least_their_floor() -> None:
+    # a run that passes its scenario keeps the 99th-percentile TPOT under the limit, so its median
+    # interactivity (1 / median TPOT, from the run's LoadGen summary) is at least 1 / TPOT_limit
+    from tokenomics.curves.ingest import MLPERF_LATENCY_LIMITS_MS
+
+    pts = tk.curves()
+    runs = pts[pts["workload"].isin(("mlperf-server", "mlperf-interactive")) & (pts["kind"] == "measured")]
+    assert len(runs) > 200
+    bench = {"llama-2-70b": "llama2-70b", "llama-3.1-405b": "llama3.1-405b", "llama-3.1-8b": "llama3.1-8b",
+             "deepseek-r1": "deepseek-r1", "gpt-oss-120b": "gpt-oss-120b"}
+    for r in runs.itertuples():
+        scenario = "Server" if r.workload == "mlperf-server" else "Interactive"
+        floor = 1000.0 / MLPERF_LATENCY_LIMITS_MS[(bench[r.model_id], scenario)][1]
+        assert r.interactivity_tok_per_s_per_user >= floor, r
+        assert r.interactivity_tok_per_s_per_user == pytest.approx(1.0 / r.tpot_median_s, rel=1e-4)
+        assert r.interactivity_p90_tok_per_s_per_user <= r.interactivity_tok_per_s_per_user
+        assert "mlperf_log_summary.txt" in r.note

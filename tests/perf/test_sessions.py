@@ -117,13 +117,15 @@ def test_aggregated_step_overlaps_linear_prefill_and_serialises_long_context() -
     assert pts["throughput_tok_per_s_per_gpu"].iloc[0] == pytest.approx(82_000 * b / (2_000 * t_step) / 8, rel=1e-9)
 
 
-@pytest.mark.parametrize(("isl", "osl", "rtol"), [(1024, 1024, 0.05), (1843, 140, 0.10), (8192, 1024, 0.25)])
+@pytest.mark.parametrize(("isl", "osl", "rtol"), [(1024, 1024, 0.05), (1843, 140, 0.17), (8192, 1024, 0.40)])
 def test_uncached_sessions_cost_what_the_same_fixed_traffic_costs(isl: int, osl: int, rtol: float) -> None:
     # sessions without a cached prefix are the fixed-sequence traffic of the same ISL/OSL: at the
     # same batch the step differs only in how the prompt's attention is priced. The session model
     # runs MLA prefill attention in its per-head BF16 form after the decode kernels (the engine's
     # path at long context), the fixed-sequence step keeps it inside its compute at the KV
-    # precision: a few percent at 1k-token prompts, up to ~22 % at 8k and 256 sequences
+    # precision: under 1 % at 1k-token prompts, ~14 % at 1843/140 and ~33 % at 8k with 256
+    # sequences under the bundled GB200 factors (the lower the HBM efficiency, the more prompt
+    # FLOPs the fixed-sequence step hides under its weight reads)
     import tokenomics as tk
     from tokenomics.perf import bundled_calibration
 

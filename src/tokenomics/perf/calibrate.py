@@ -47,13 +47,16 @@ Assumptions used to read the measured points:
 * Points that carry only an end-to-end per-user rate (``e2e_interactivity_tok_per_s_per_user``,
   ``OSL / E2E latency``, prefill time included) and no ``1 / TPOT`` interactivity are matched
   against the model's end-to-end interactivity.
-* MLPerf points (``kind = "floor"``, Server and Interactive scenarios) pass the scenario's p99
-  TPOT limit, so their median interactivity is at least the floor ``1 / TPOT_limit``; they are
-  read as frontier points at the floor. The model's throughput there is an upper bound of its
-  throughput at the run's own (higher) median interactivity, so these residuals lean positive
-  where the frontier is steep. MLPerf Offline points (no latency bound) are matched against
-  the model's highest throughput at any interactivity. ISL/OSL are the benchmark datasets' mean
-  lengths (``data/curves/README.md``); MLPerf rows without them are not used.
+* MLPerf Server and Interactive results are read at their run's median interactivity
+  (``1 / median TPOT`` from the submission's LoadGen summary, ``kind = "measured"``). These runs
+  are open-loop (Poisson arrivals) and held to a p99 TPOT bound (1.1-3.5x their median TPOT
+  across the bundled runs), which the closed-loop roofline does not model: at a run's median
+  the model's throughput ignores the headroom the run kept for its tail, so these residuals
+  lean positive. A result without its summary is a floor
+  (``kind = "floor"``: read at ``1 / TPOT_limit``, an upper bound of the model's throughput at
+  the run's median). MLPerf Offline points (no latency bound) are matched against the model's
+  highest throughput at any interactivity. ISL is the benchmark dataset's mean input length and
+  OSL the median over the rounds' runs of output tokens per sample (``data/curves/README.md``).
 * Decode compute efficiency is fitted separately for dense models (``dense_compute_eff_frac``)
   and mixture-of-experts models (``compute_eff_frac``); points of one class leave the other's
   efficiency at its prior.
@@ -68,6 +71,10 @@ Which measured points calibrate the model (the **measured-frontier rule**):
   per-framework fudge factor. Throughputs are compared as total (input + output) tokens per GPU;
   an aggregated output-only figure counts as ``output x (ISL + OSL) / OSL``; a disaggregated
   output-only figure is not comparable and is kept.
+* of the results of one benchmark scenario (MLPerf Offline, Server, Interactive) per hardware,
+  model and precision only the highest calibrates (:data:`SCENARIO_WORKLOAD_PREFIX`): several
+  system vendors submit the same accelerators and software, and their results differ by a few
+  percent at interactivities that differ by noise;
 * points of a source in :data:`EXCLUDED_SOURCES` are not used, for the reason stated there.
 
 Both lists are returned in :attr:`Calibration.excluded`, one row per dropped point with its reason.

@@ -13,6 +13,7 @@ from tokenomics.curves.ingest import (
     joules_per_token,
     read_agentx,
     read_mlperf,
+    read_mlperf_log,
     read_power_baseline,
     tok_per_s_per_kw,
 )
@@ -286,3 +287,90 @@ def test_mlperf_real_csv_and_json_agree(shared_data: Path) -> None:
     # (storagereview.com MLPerf v6.0 report, 2026-04-01)
     nebius = b.loc["6.0-0082/deepseek-r1/Server"]
     assert nebius["output_throughput_tok_per_s_per_gpu"] == pytest.approx(8064, abs=1)
+
+
+# --- MLPerf LoadGen summaries ---------------------------------------------------------------------
+
+
+def test_mlperf_log_server_by_hand() -> None:
+    s = read_mlperf_log(FIX / "mlperf_log_summary_server.txt")
+    assert s["scenario"] == "Server"
+    assert bool(s["result_valid"])
+    # nanoseconds to seconds; 40000 tok/s over 2 samples/s = 20000 output tokens per request
+    assert s["tpot_median_s"] == pytest.approx(0.05)
+    assert s["tpot_p90_s"] == pytest.approx(0.0625)
+    assert s["ttft_median_s"] == pytest.approx(0.5)
+    assert s["latency_median_s"] == pytest.approx(28.0)
+    assert s["tpot_limit_s"] == pytest.approx(0.08)
+    assert s["output_tokens_per_sample"] == pytest.approx(20000.0)
+
+
+def test_mlperf_log_offline_has_no_token_latencies() -> None:
+    s = read_mlperf_log(FIX / "mlperf_log_summary_offline.txt")
+    assert s["scenario"] == "Offline"
+    assert s["output_tok_per_s"] == 60000.0
+    assert s["output_tokens_per_sample"] == pytest.approx(15000.0)
+    assert pd.isna(s["tpot_median_s"])
+    assert pd.isna(s["ttft_median_s"])
+
+
+def test_mlperf_log_errors_name_file_line_and_key(tmp_path: Path) -> None:
+    text = (FIX / "mlperf_log_summary_server.txt").read_text()
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text.replace("50.00 percentile time to output token (ns)   : 50000000",
+                                "50.00 percentile time to output token (ns)   : fast"))
+    with pytest.raises(IngestError, match=r"bad\.txt:\d+.*time to output token.*fast"):
+        read_mlperf_log(bad)
+    bad.write_text(text.replace("Completed tokens per second: 40000.00", ""))
+    with pytest.raises(IngestError, match="no throughput"):
+        read_mlperf_log(bad)
+    bad.write_text("a plain text file\n")
+    with pytest.raises(IngestError, match="not an MLPerf LoadGen summary"):
+        read_mlperf_log(bad)
+    bad.write_text(text.replace("Mean latency (ns)               : 30000000000", "Mean latency (ns) : 0"))
+    with pytest.raises(IngestError, match="must be > 0"):
+        read_mlperf_log(bad)
+
+
+def _summary_with_logs(tmp_path: Path, tokens_per_s: str = "40000.00") -> tuple[Path, Path]:
+    rows = json.loads((FIX / "mlperf_summary_small.json").read_text())
+    for r in rows:
+        r["Location"] = f"closed/Example/results/sys{r['ID']}/{r['Model']}/{r['Scenario']}"
+    js = tmp_path / "summary_results.json"
+    js.write_text(json.dumps(rows))
+    repo = tmp_path / "results"
+    run = repo / "closed/Example/results/sys9.9-0001/deepseek-r1/Server/performance/run_1"
+    run.mkdir(parents=True)
+    text = (FIX / "mlperf_log_summary_server.txt").read_text()
+    (run / "mlperf_log_summary.txt").write_text(text.replace("40000.00", tokens_per_s))
+    return js, repo
+
+
+def test_mlperf_runs_with_a_log_are_measured_at_their_median(tmp_path: Path) -> None:
+    js, repo = _summary_with_logs(tmp_path)
+    pts = read_mlperf(js, logs=repo)
+    by = pts.set_index("source")
+    server = by.loc[f"{js}#9.9-0001/deepseek-r1/Server"]
+    assert server["kind"] == "measured"
+    assert server["interactivity_tok_per_s_per_user"] == pytest.approx(1 / 0.05)  # not the 12.5 floor
+    assert server["interactivity_p90_tok_per_s_per_user"] == pytest.approx(1 / 0.0625)
+    assert server["ttft_median_s"] == pytest.approx(0.5)
+    assert server["e2el_median_s"] == pytest.approx(28.0)
+    assert "mlperf_log_summary.txt" in server["note"]
+    # no log for the Interactive run: it stays a floor
+    inter = by.loc[f"{js}#9.9-0002/deepseek-r1/Interactive"]
+    assert inter["kind"] == "floor"
+    assert inter["interactivity_tok_per_s_per_user"] == pytest.approx(1000 / 15)
+
+
+def test_mlperf_log_that_disagrees_with_the_summary_is_refused(tmp_path: Path) -> None:
+    js, repo = _summary_with_logs(tmp_path, tokens_per_s="30000.00")
+    with pytest.raises(IngestError, match="disagrees with the summary's result 40000"):
+        read_mlperf(js, logs=repo)
+
+
+def test_mlperf_logs_need_the_json_and_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="not a directory"):
+        read_mlperf(FIX / "mlperf_summary_small.json", logs=tmp_path / "missing")
+    with pytest.raises(IngestError, match="names no run locations"):
+        read_mlperf(FIX / "bad_mlperf_per_accelerator.csv", logs=tmp_path)

@@ -224,9 +224,10 @@ def _point(row: Mapping[str, Any], source: str, hardware_id: str, as_of: str | N
         rec["kind"] = "floor"
         rec["interactivity_tok_per_s_per_user"] = floor
         rec["interactivity_p90_tok_per_s_per_user"] = floor
-        log = _run_log(row, logs, item) if logs is not None else None
-        if log is not None:
-            _measured_from_log(rec, log, logs)  # type: ignore[arg-type]
+        if logs is not None:
+            log = _run_log(row, logs, item)
+            if log is not None:
+                _measured_from_log(rec, log, logs)
     power = row["power_w"]
     if power is not None:
         power_f = as_float(power, item, "Power_Result")
@@ -331,7 +332,7 @@ _LOG_AGREEMENT_FRAC = 1e-3
 
 
 def _run_log(row: Mapping[str, Any], logs: Path, item: str) -> pd.Series | None:
-    """The LoadGen summary of a JSON row's performance run under ``logs``, if present."""
+    """Return the LoadGen summary of a JSON row's performance run under ``logs``, if present."""
     location = str(row.get("location") or "").strip()
     if not location:
         return None
