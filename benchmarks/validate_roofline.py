@@ -150,6 +150,11 @@ def main() -> None:
     series = cal.holdout.assign(series=cal.holdout["hardware_id"] + " " + cal.holdout["model_id"] + " "
                                 + cal.holdout["workload"].astype(str) + " " + cal.holdout["framework"].astype(str)
                                 + " " + cal.holdout["parallelism"].astype(str))
+    by_source = cal.holdout.assign(source_kind=np.where(
+        cal.holdout["workload"].astype(str).str.startswith("mlperf-"), "MLPerf (open-loop, p99-bounded; Offline)",
+        "other (closed-loop sweeps, posts)"))
+    print("Held-out error by kind of source (MLPerf Server/Interactive read at the run's median TPOT):")
+    print(_pct(error_summary(by_source, by="source_kind")).to_string(), "\n")
     print("Held-out error per measured series:")
     print(_pct(error_summary(series, by="series")).drop(index="overall").to_string(), "\n")
     median = held.loc["overall", "median_abs_error_pct"]
