@@ -38,7 +38,7 @@ REPOSITORIES = {
     "v5.1": "github.com/mlcommons/inference_results_v5.1",
     # the summary of v6.0 and its run logs were read from a fork whose closed/ results are the
     # official publication commit ab33b21 (MLCommons, 2026-03-26) unchanged
-    "v6.0": "github.com/mlcommons/inference_results_v6.0 (publication commit ab33b21)",
+    "v6.0": "github.com/mlcommons/inference_results_v6.0",
 }
 DATASET_MEAN_ISL_TOKENS = {
     # benchmark model -> mean input tokens of its MLPerf dataset, computed from the per-sample
@@ -97,6 +97,14 @@ def run_osl(roots: dict[str, tuple[Path, str]]) -> dict[str, float]:
     return {m: float(np.median(v)) for m, v in per.items()}
 
 
+LENGTH_NOTE = "ISL/OSL = dataset mean input and median run output (data/curves/README.md)"
+STALE_LENGTH_NOTES = ("; OSL = dataset mean (data/curves/README.md)",
+                      "; mean ISL not sourced so not used in calibration",
+                      "; ISL/OSL = dataset means (data/curves/README.md)",
+                      "; dataset mean ISL/OSL not sourced so not used in calibration")
+"""Note fragments of the earlier length conventions, replaced by :data:`LENGTH_NOTE`."""
+
+
 def set_lengths(catalog: pd.DataFrame, osl: dict[str, float]) -> int:
     """Write each MLPerf row's ISL (dataset mean) and OSL (median run), in place; return rows changed."""
     changed = 0
@@ -110,9 +118,11 @@ def set_lengths(catalog: pd.DataFrame, osl: dict[str, float]) -> int:
             catalog.loc[i, "isl_tokens"], catalog.loc[i, "osl_tokens"] = new
             changed += 1
         note = str(catalog.loc[i, "note"])
+        for stale in STALE_LENGTH_NOTES:
+            note = note.replace(stale, "")
         if "ISL/OSL" not in note:
-            catalog.loc[i, "note"] = note.replace("output tokens only", "output tokens only; ISL/OSL = dataset "
-                                                  "mean input and median run output (data/curves/README.md)", 1)
+            note = note.replace("output tokens only", f"output tokens only; {LENGTH_NOTE}", 1)
+        catalog.loc[i, "note"] = note
     return changed
 
 

@@ -322,13 +322,22 @@ def test_mlperf_log_errors_name_file_line_and_key(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match=r"bad\.txt:\d+.*time to output token.*fast"):
         read_mlperf_log(bad)
     bad.write_text(text.replace("Completed tokens per second: 40000.00", ""))
-    with pytest.raises(IngestError, match="no throughput"):
+    with pytest.raises(IngestError, match="no token throughput .not an LLM benchmark"):
         read_mlperf_log(bad)
     bad.write_text("a plain text file\n")
     with pytest.raises(IngestError, match="not an MLPerf LoadGen summary"):
         read_mlperf_log(bad)
     bad.write_text(text.replace("Mean latency (ns)               : 30000000000", "Mean latency (ns) : 0"))
-    with pytest.raises(IngestError, match="must be > 0"):
+    with pytest.raises(IngestError, match="must be finite and > 0"):
+        read_mlperf_log(bad)
+    bad.write_text(text.replace("time to output token (ns)   : 50000000", "time to output token (ns)   : inf"))
+    with pytest.raises(IngestError, match="must be finite and > 0, got 'inf'"):
+        read_mlperf_log(bad)
+    bad.write_text(text.replace("Scenario : Server", "Scenario : Bogus"))
+    with pytest.raises(IngestError, match=r"bad\.txt:\d+.*'Bogus' is not one of"):
+        read_mlperf_log(bad)
+    bad.write_text(text.replace("50.00 percentile time to output token (ns)   : 50000000\n", ""))
+    with pytest.raises(IngestError, match="a Server LLM run measures it"):
         read_mlperf_log(bad)
 
 
@@ -367,6 +376,25 @@ def test_mlperf_log_that_disagrees_with_the_summary_is_refused(tmp_path: Path) -
     js, repo = _summary_with_logs(tmp_path, tokens_per_s="30000.00")
     with pytest.raises(IngestError, match="disagrees with the summary's result 40000"):
         read_mlperf(js, logs=repo)
+
+
+def test_mlperf_log_of_an_invalid_or_other_run_is_refused(tmp_path: Path) -> None:
+    js, repo = _summary_with_logs(tmp_path)
+    log = repo / "closed/Example/results/sys9.9-0001/deepseek-r1/Server/performance/run_1/mlperf_log_summary.txt"
+    text = log.read_text()
+    log.write_text(text.replace("Result is : VALID", "Result is : INVALID"))
+    with pytest.raises(IngestError, match="INVALID, but the summary publishes"):
+        read_mlperf(js, logs=repo)
+    log.write_text((FIX / "mlperf_log_summary_offline.txt").read_text().replace("60000.0", "40000.0"))
+    with pytest.raises(IngestError, match="'Offline': not the Server run of"):
+        read_mlperf(js, logs=repo)
+
+
+def test_mlperf_logs_root_that_matches_nothing_is_refused(tmp_path: Path) -> None:
+    js, repo = _summary_with_logs(tmp_path)
+    assert read_mlperf(js, logs=repo).attrs["logs_matched"] == 1
+    with pytest.raises(FileNotFoundError, match="no run summary"):
+        read_mlperf(js, logs=repo / "closed")  # one level too deep
 
 
 def test_mlperf_logs_need_the_json_and_a_directory(tmp_path: Path) -> None:

@@ -255,6 +255,8 @@ _LOG_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "tpot_limit_s": ("tpot_latency (ns)",),
 }
 _NS = 1e-9
+_LOG_SCENARIOS = frozenset({"Offline", "Server"})
+"""Scenarios of LLM runs as LoadGen names them (it runs the Interactive scenario as Server)."""
 
 
 def read_mlperf_log(path: str | Path) -> pd.Series:
@@ -280,9 +282,10 @@ def read_mlperf_log(path: str | Path) -> pd.Series:
     Raises
     ------
     IngestError
-        If the file is not a LoadGen summary (no ``Scenario`` or ``Result is`` line), a value is
-        not a number (the message names file, line and key), a latency is not positive, or the
-        token or sample rate is missing or not positive.
+        If the file is not a LoadGen summary (no ``Scenario`` or ``Result is`` line, or a scenario
+        other than Offline and Server), a value is not a number (the message names file, line and
+        key), a latency or rate is not finite and positive, the token or sample rate is missing (a
+        benchmark other than an LLM), or a Server run lacks its median TTFT, median or p90 TPOT.
     FileNotFoundError
         If ``path`` does not exist.
 
@@ -308,6 +311,9 @@ def read_mlperf_log(path: str | Path) -> pd.Series:
     for key in ("Scenario", "Result is"):
         if key not in raw:
             raise IngestError(p, key, "line missing: not an MLPerf LoadGen summary")
+    if raw["Scenario"][0] not in _LOG_SCENARIOS:
+        value, number = raw["Scenario"]
+        raise IngestError(f"{p}:{number}", "Scenario", f"{value!r} is not one of {sorted(_LOG_SCENARIOS)}")
     out: dict[str, Any] = {"scenario": raw["Scenario"][0], "result_valid": raw["Result is"][0] == "VALID"}
     for column, keys in _LOG_FIELDS.items():
         found = next((k for k in keys if k in raw), None)
@@ -317,12 +323,17 @@ def read_mlperf_log(path: str | Path) -> pd.Series:
         value, number = raw[found]
         x = as_float(value, f"{p}:{number}", found)
         scale = _NS if found.endswith("(ns)") else 1.0
-        if not x > 0:
-            raise IngestError(f"{p}:{number}", found, f"must be > 0, got {value!r}")
+        if not (x > 0 and math.isfinite(x)):
+            raise IngestError(f"{p}:{number}", found, f"must be finite and > 0, got {value!r}")
         out[column] = x * scale
     for column in ("samples_per_s", "output_tok_per_s"):
         if math.isnan(out[column]):
-            raise IngestError(p, _LOG_FIELDS[column][0], "line missing: the run states no throughput")
+            raise IngestError(p, _LOG_FIELDS[column][0],
+                              "line missing: the run states no token throughput (not an LLM benchmark)")
+    if out["scenario"] == "Server":
+        for column in ("ttft_median_s", "tpot_median_s", "tpot_p90_s"):
+            if math.isnan(out[column]):
+                raise IngestError(p, _LOG_FIELDS[column][0], "line missing: a Server LLM run measures it")
     out["output_tokens_per_sample"] = out["output_tok_per_s"] / out["samples_per_s"]
     return pd.Series(out, name=str(p))
 
@@ -342,6 +353,10 @@ def _run_log(row: Mapping[str, Any], logs: Path, item: str) -> pd.Series | None:
     if not f.is_file():
         return None
     log = read_mlperf_log(f)
+    if log["scenario"] != "Server":
+        raise IngestError(f, "Scenario", f"{log['scenario']!r}: not the Server run of {item}")
+    if not log["result_valid"]:
+        raise IngestError(f, "Result is", f"INVALID, but the summary publishes {item}")
     result = as_float(row["result"], item, "Performance_Result", required=True)
     if not math.isclose(log["output_tok_per_s"], result, rel_tol=_LOG_AGREEMENT_FRAC):
         raise IngestError(f, "Completed tokens per second",
@@ -351,8 +366,6 @@ def _run_log(row: Mapping[str, Any], logs: Path, item: str) -> pd.Series | None:
 
 def _measured_from_log(rec: dict[str, Any], log: pd.Series, logs: Path) -> None:
     """Make a floor point measured at its run's median TPOT (in place)."""
-    if math.isnan(log["tpot_median_s"]):
-        return
     rec["kind"] = "measured"
     rec["interactivity_tok_per_s_per_user"] = 1.0 / log["tpot_median_s"]
     rec["interactivity_p90_tok_per_s_per_user"] = 1.0 / log["tpot_p90_s"]
@@ -392,6 +405,7 @@ def read_mlperf(
         (``<Location>/performance/run_1/mlperf_log_summary.txt``, :func:`read_mlperf_log`) is
         there becomes ``kind = "measured"`` at ``1 / median TPOT`` (p90 likewise), with its
         median TTFT, TPOT and end-to-end latency; rows without one stay floors. JSON only.
+        ``frame.attrs["logs_matched"]`` counts the rows read at their median.
 
     Returns
     -------
@@ -407,10 +421,11 @@ def read_mlperf(
     IngestError
         If the file is neither format, or a kept row has a non-numeric result, a non-positive
         accelerator count, or (CSV) a ``result_per_accelerator`` that disagrees with
-        ``result / total_accelerators``; if a run summary under ``logs`` is malformed or its
-        token rate disagrees with the row's result by more than 0.1 %.
+        ``result / total_accelerators``; if a run summary under ``logs`` is malformed, is not a
+        Server run, is INVALID, or its token rate disagrees with the row's result by more than
+        0.1 %.
     FileNotFoundError
-        If ``logs`` is not a directory.
+        If ``logs`` is not a directory, or no row's run summary is under it.
     ArgumentConflictError
         If ``as_of`` is not the publication date of a kept row's round.
     KeyError
@@ -478,4 +493,11 @@ def read_mlperf(
             skipped[str(why)] += 1
     frame = frame_from_records(records)
     frame.attrs["skipped"] = dict(skipped)
+    if root is not None:
+        matched = int(frame["note"].str.contains("LoadGen summary", regex=False).sum()) if len(frame) else 0
+        frame.attrs["logs_matched"] = matched
+        if matched == 0:
+            raise FileNotFoundError(
+                f"logs={str(root)!r}: no run summary <Location>/performance/run_1/mlperf_log_summary.txt of "
+                f"{source} found under it; pass the root of the round's results repository")
     return frame
