@@ -322,7 +322,7 @@ def test_mlperf_log_errors_name_file_line_and_key(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match=r"bad\.txt:\d+.*time to output token.*fast"):
         read_mlperf_log(bad)
     bad.write_text(text.replace("Completed tokens per second: 40000.00", ""))
-    with pytest.raises(IngestError, match="no token throughput .not an LLM benchmark"):
+    with pytest.raises(IngestError, match=r"no token throughput \(not an LLM benchmark\)"):
         read_mlperf_log(bad)
     bad.write_text("a plain text file\n")
     with pytest.raises(IngestError, match="not an MLPerf LoadGen summary"):
