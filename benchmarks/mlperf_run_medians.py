@@ -18,7 +18,6 @@ Add ``--write`` to rewrite the catalog file.
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pandas as pd
 
 import tokenomics as tk
 from tokenomics.curves.ingest import resolve_model_name
+from tokenomics.curves.ingest.mlperf import _benchmark_base
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOG = REPO / "data" / "curves" / "measured_points.csv"
@@ -92,7 +92,7 @@ def run_osl(roots: dict[str, tuple[Path, str]]) -> dict[str, float]:
             except tk.IngestError:  # not a token benchmark (vision, recommendation)
                 continue
             bench = f.parts[-5]
-            model_id, _ = resolve_model_name(re.sub(r"-(99|99\.9)$", "", bench.replace("llama3_1", "llama3.1")))
+            model_id, _ = resolve_model_name(_benchmark_base(bench.replace("llama3_1", "llama3.1")))
             per.setdefault(model_id, []).append(float(log["output_tokens_per_sample"]))
     return {m: float(np.median(v)) for m, v in per.items()}
 
