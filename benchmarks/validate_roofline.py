@@ -23,9 +23,11 @@ Leave-one-model-family-out: every model family's points (DeepSeek, gpt-oss, Llam
 predicted by factors fitted without that family. Both are printed per hardware and per family,
 for the default (plain roofline) model and for the operator-table model
 (``RooflineFactors.operator_tables``: GEMM, grouped-MoE and collective rates measured per shape,
-``data/perf/``), each refitted the same way, and for the model that charges aggregated chunked
-prefill after the decode work (``RooflineFactors.sequential_prefill``). The last line gives the
-default model's two held-out medians.
+``data/perf/``), for the model that charges aggregated chunked prefill after the decode work
+(``RooflineFactors.sequential_prefill``) and for the model that bounds decode attention apart
+from the GEMMs (``RooflineFactors.split_attention``) fitted with MLPerf Server and Interactive
+results as lower bounds (``calibrate(scenario_lower_bounds=True)``), each refitted the same way.
+The last line gives the default model's two held-out medians.
 
 Run: python benchmarks/validate_roofline.py
 """
@@ -200,11 +202,12 @@ def main() -> None:
     print(f"project_curve default (frontier search, {default['config'].nunique()} configs, best-practice "
           f"precisions): {1e3 * t_default:.1f} ms = {t_default / t_step:.0f}x one decode-step evaluation")
 
-    print("\nLEAVE-ONE-MODEL-FAMILY-OUT, the operator-table model and sequential chunked prefill "
-          "(same points, same fit):")
+    print("\nLEAVE-ONE-MODEL-FAMILY-OUT, and the model variants (same points, same fit):")
     results = {}
     variants = (("default (plain roofline)", {}), ("operator tables", {"operator_tables": True}),
-                ("sequential chunked prefill", {"sequential_prefill": True}))
+                ("sequential chunked prefill", {"sequential_prefill": True}),
+                ("attention split, open-loop lower bounds",
+                 {"split_attention": True, "scenario_lower_bounds": True}))
     for label, model in variants:
         hw_out, fam_out = _both_holdouts(**model)
         results[label] = (hw_out, fam_out)

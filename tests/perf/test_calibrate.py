@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -50,7 +51,8 @@ def test_int4_checkpoint_is_weight_only_everywhere() -> None:
     assert fields["kv_precision"] == "bf16"
 
 
-@pytest.mark.parametrize("name", ["sequential_prefill", "operator_tables", "holdout", "frontier_only"])
+@pytest.mark.parametrize("name", ["sequential_prefill", "operator_tables", "holdout", "frontier_only",
+                                  "split_attention", "scenario_lower_bounds"])
 @pytest.mark.parametrize("value", ["no", 1, None])
 def test_calibrate_switches_must_be_bools(name: str, value: object) -> None:
     from tokenomics.perf import calibrate
@@ -102,3 +104,24 @@ def test_mlperf_runs_read_at_their_median_are_at_least_their_floor() -> None:
         assert r.interactivity_tok_per_s_per_user == pytest.approx(1.0 / r.tpot_median_s, rel=1e-4)
         assert r.interactivity_p90_tok_per_s_per_user <= r.interactivity_tok_per_s_per_user
         assert "mlperf_log_summary.txt" in r.note
+
+
+def test_open_loop_results_bound_the_fit_from_below_only() -> None:
+    # an MLPerf Server or Interactive result at its median TPOT is a feasible point below the
+    # closed-loop frontier: read as a lower bound, a projection above it is no miss, one below
+    # it the same miss as before; every other point is unchanged
+    from tokenomics.perf import RooflineFactors
+    from tokenomics.perf.calibrate import OPEN_LOOP_WORKLOADS, _cases, _Problem, _screen, calibration_points
+
+    pts = calibration_points()
+    keep, _ = _screen(pts, True, ())
+    cases = [c for c in _cases(pts, keep) if c.hardware.hardware_id in ("b300", "h200-sxm")]
+    f = RooflineFactors()
+    two_sided = _Problem.build(cases).residuals(f)[: len(cases)]
+    bounded = _Problem.build(cases, lower_bounds=True).residuals(f)[: len(cases)]
+    open_loop = np.asarray([str(c.label.get("workload")) in OPEN_LOOP_WORKLOADS for c in cases])
+    assert open_loop.sum() >= 5
+    assert (~open_loop).sum() >= 5
+    assert np.array_equal(bounded[~open_loop], two_sided[~open_loop])
+    assert np.array_equal(bounded[open_loop], np.minimum(two_sided[open_loop], 0.0))
+    assert (two_sided[open_loop] > 0).any()  # some are projected above their result

@@ -88,6 +88,52 @@ def test_sequential_prefill_is_off_by_default_and_in_ideal() -> None:
     assert not RooflineFactors.ideal().sequential_prefill
 
 
+# --- decode attention bounded apart from the GEMMs ----------------------------------------------
+
+
+@pytest.mark.parametrize(("batch", "isl"), [(512.0, 4096.0), (1.0, 1024.0), (64.0, 32768.0)])
+def test_split_attention_bounds_gemms_and_attention_one_after_the_other(batch: float, isl: float) -> None:
+    base = RooflineFactors(kv_read_tables=False)
+    split = base.model_copy(update={"split_attention": True})
+    osl = 512.0
+    off = _step(base, batch, isl, osl, disaggregated=True)  # no prefill share: decode work only
+    on = _step(split, batch, isl, osl, disaggregated=True)
+    # hand calculation of the attention operator: FLOPs over every context token of every layer
+    # at the FP8 peak (FP8 KV cache) and the dense decode efficiency; the KV bytes at the HBM rate
+    a = tk.perf._arch.arch(tk.model("llama-3.1-8b"))
+    context = isl + osl / 2.0
+    hw = tk.hardware("h100")
+    t_att = batch * a.decode_attn_flop_per_ctx_token * context / (
+        hw.dense_tflops("fp8") * 1e12 * base.dense_compute_eff_frac)
+    t_kv = float(off["kv_bytes_per_gpu"]) / (hw.hbm_bandwidth_tb_per_s * 1e12 * base.hbm_bandwidth_eff_frac)
+    t_gemm = float(off["compute_time_s"]) - t_att
+    t_w = float(off["memory_time_s"]) - t_kv
+    assert t_gemm > 0.0
+    assert t_w > 0.0
+    fixed = float(off["overhead_time_s"])
+    assert float(on["step_time_s"]) == pytest.approx(max(t_gemm, t_w) + max(t_att, t_kv) + fixed, rel=1e-6)
+    assert float(off["step_time_s"]) == pytest.approx(max(t_gemm + t_att, t_w + t_kv) + fixed, rel=1e-6)
+    # never faster than the single roofline; the same totals are reported
+    assert float(on["step_time_s"]) >= float(off["step_time_s"]) * (1.0 - 1e-12)
+    assert float(on["compute_time_s"]) == pytest.approx(float(off["compute_time_s"]))
+    assert float(on["memory_time_s"]) == pytest.approx(float(off["memory_time_s"]))
+
+
+def test_split_attention_differs_where_gemms_are_compute_bound_and_attention_kv_bound() -> None:
+    # 512 sequences of 4k context: the 8B GEMMs are compute-bound (512 tokens x 16 GFLOP at the
+    # FP8 peak), attention reads ~140 GB of KV cache: the KV reads no longer hide under compute
+    base = RooflineFactors(kv_read_tables=False)
+    split = base.model_copy(update={"split_attention": True})
+    off = _step(base, 512.0, 4096.0, 512.0, disaggregated=True)
+    on = _step(split, 512.0, 4096.0, 512.0, disaggregated=True)
+    assert float(on["step_time_s"]) > 1.05 * float(off["step_time_s"])
+
+
+def test_split_attention_is_off_by_default_and_in_ideal() -> None:
+    assert not RooflineFactors().split_attention
+    assert not RooflineFactors.ideal().split_attention
+
+
 def test_class_defaults_are_the_global_rows_of_the_factor_table() -> None:
     table = default_factor_table()
     glob = table[table["scope"] == "global"]
@@ -118,6 +164,12 @@ def test_a_switched_calibration_round_trips(tmp_path: object) -> None:
     assert f.hbm_bandwidth_eff_frac == pytest.approx(0.61)
     assert "with sequential_prefill=True" in text
     assert "global,sequential_prefill,1.0,bool" in text
+
+
+def test_a_split_attention_calibration_round_trips(tmp_path: object) -> None:
+    text, back = _stored(tmp_path, RooflineFactors(split_attention=True))
+    assert back.fitted["global"].split_attention
+    assert "global,split_attention,1.0,bool" in text
 
 
 def test_a_default_calibration_stores_no_switch_rows(tmp_path: object) -> None:

@@ -28,6 +28,26 @@ def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
     tp=st.sampled_from([4, 8]),
     dpa=st.booleans(),
     batch=strat.batch_sizes,
+    sequential=st.booleans(),
+)
+def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, dpa: bool, batch: float,
+                                                 sequential: bool) -> None:
+    # max(a, b) + max(c, d) >= max(a + c, b + d): splitting one roofline into two never gains
+    cfg = _config(model, tp, dpa)
+    one = FACTORS.model_copy(update={"sequential_prefill": sequential})
+    two = one.model_copy(update={"split_attention": True})
+    t_one = decode_step_time_s(model, hw, batch, config=cfg, factors=one, isl_tokens=8192.0, osl_tokens=1024.0)
+    t_two = decode_step_time_s(model, hw, batch, config=cfg, factors=two, isl_tokens=8192.0, osl_tokens=1024.0)
+    assert t_two >= t_one * (1 - 1e-12)
+
+
+@settings(max_examples=strat.examples(40), deadline=None)
+@given(
+    model=st.sampled_from(MODELS),
+    hw=st.sampled_from(HARDWARE),
+    tp=st.sampled_from([4, 8]),
+    dpa=st.booleans(),
+    batch=strat.batch_sizes,
     scale=strat.growth_factors,
 )
 def test_more_bandwidth_is_never_slower(model: str, hw: str, tp: int, dpa: bool, batch: float, scale: float) -> None:

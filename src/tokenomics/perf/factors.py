@@ -30,7 +30,7 @@ FITTED_FACTORS: Final[tuple[str, ...]] = (
 )
 """Factors that :func:`~tokenomics.perf.calibrate` fits; the others stay at their default."""
 
-SWITCHES: Final[tuple[str, ...]] = ("operator_tables", "kv_read_tables", "sequential_prefill")
+SWITCHES: Final[tuple[str, ...]] = ("operator_tables", "kv_read_tables", "sequential_prefill", "split_attention")
 """Boolean model choices of :class:`RooflineFactors` (not numbers: neither fitted nor in the
 factor tables)."""
 
@@ -88,6 +88,12 @@ class RooflineFactors(BaseModel):
         and KV reads, ``max(t_compute + t_prefill_chunk, t_memory)`` (one mixed batch;
         :mod:`tokenomics.perf.step`). Refitted with ``True``, the fixed-sequence held-out
         errors fall and the agentic ones rise (``benchmarks/validate_roofline.py`` prints it).
+    split_attention : bool
+        Decode attention as an operator of its own, bound by its FLOPs or its KV reads apart
+        from the matrix multiplies: ``max(t_GEMM, t_weights) + max(t_attention, t_KV)``.
+        Default ``False``: one roofline over the step's summed FLOPs and bytes,
+        ``max(t_GEMM + t_attention, t_weights + t_KV)``, which lets attention's KV reads run
+        under the GEMMs' compute (:mod:`tokenomics.perf.step`).
     source : str
         Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
         points"``, ``"inherited from vendor nvidia"``...).
@@ -112,6 +118,7 @@ class RooflineFactors(BaseModel):
     operator_tables: bool = False
     kv_read_tables: bool = True
     sequential_prefill: bool = False
+    split_attention: bool = False
     source: str = "default"
 
     @classmethod
@@ -141,6 +148,7 @@ class RooflineFactors(BaseModel):
             operator_tables=False,
             kv_read_tables=False,
             sequential_prefill=False,
+            split_attention=False,
             source="ideal",
         )
 

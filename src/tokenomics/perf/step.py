@@ -71,6 +71,12 @@ Assumptions (stated once, here):
   passes, SGLang's default schedule): the upper bound of the step time. Prefill work stretches
   TPOT (a user sees ``t_step / tokens_per_step``) and lowers requests/s ``= B x tokens_per_step
   / (OSL x t_step)``. TTFT is the prefill time of the request alone (queueing ignored).
+* ``RooflineFactors(split_attention=True)`` bounds decode attention on its own, the GEMMs by
+  their FLOPs or weight reads and attention by its FLOPs or KV reads, one after the other::
+
+      t_stage = max(t_GEMM + t_prefill_chunk, t_weights) + max(t_attention, t_KV) + t_comm
+
+  never below the single roofline (attention's KV reads no longer hide under GEMM compute).
 * Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
   parallelism and batches prompts, so its weight reads are amortised: one request costs the
   pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
@@ -532,6 +538,8 @@ class _Work:
     flop: np.ndarray
     compute_s: np.ndarray
     """Compute time at peak (efficiency 1) [s]."""
+    attn_compute_s: np.ndarray
+    """Its decode-attention part [s]."""
     comm_s: np.ndarray
     """Link time at full efficiency [s]."""
     collectives: float
@@ -889,6 +897,7 @@ def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl:
         "kv_read_extra_bytes": decode_kv * (1.0 / s0.kv_read(micro * heads / c_dec.kv_div, context) - 1.0),
         "flop": linear + attn,
         "compute_s": linear / c_dec.peak_linear + attn / c_dec.peak_attn,
+        "attn_compute_s": attn / c_dec.peak_attn,
         "comm_s": comm_both[:k],
         "collectives": c_pre.collectives,
         "prefill_compute_s": (p_linear / c_pre.peak_linear + p_attn / c_pre.peak_attn) / c_pre.n,
@@ -946,12 +955,14 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         # at the fitted HBM efficiency; collectives at measured bus bandwidths and latencies
         p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
-        t_compute = (wk.op_linear_flop_s + wk.op_attn_s) / eff
+        t_attn = wk.op_attn_s / eff
+        t_compute = wk.op_linear_flop_s / eff + t_attn
         t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
+        t_attn = wk.attn_compute_s / eff
         t_compute = wk.compute_s / eff
         t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
@@ -963,7 +974,16 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     # or after the decode work (sequential_prefill); its activations cross the links
     t_chunk = prompts * p_compute / pp
     t_comm = t_comm + prompts * p_link
-    if f.sequential_prefill:
+    if f.split_attention:
+        # GEMMs against the weight reads, attention against the KV reads, one after the other
+        t_kv = (wk.kv_bytes + kv_extra) / hbm
+        t_gemm, t_weights = t_compute - t_attn, t_memory - t_kv
+        t_attention = np.maximum(t_attn, t_kv)
+        if f.sequential_prefill:
+            t_stage = np.maximum(t_gemm, t_weights) + t_attention + t_chunk + t_comm
+        else:
+            t_stage = np.maximum(t_gemm + t_chunk, t_weights) + t_attention + t_comm
+    elif f.sequential_prefill:
         t_stage = np.maximum(t_compute, t_memory) + t_chunk + t_comm
     else:
         t_stage = np.maximum(t_compute + t_chunk, t_memory) + t_comm
