@@ -3,7 +3,8 @@
 ``--dist loadgroup`` (pyproject.toml) hands tests to the workers one at a time, except that
 the tests of a module declaring a module- or session-scoped fixture (a calibration, a written
 report, a built wheel, a notebook kernel) form one unit, so that the fixture is computed once
-rather than once per worker, and the cases of a parametrised test go in batches (outside modules
+rather than once per worker; so do the modules of one folder that use a session-scoped fixture of
+that folder's ``conftest.py``; and the cases of a parametrised test go in batches (outside modules
 with slow tests). Units are found from the module's source: the controller has only test ids (and
 pytest-xdist's own ``xdist_group`` marks do not reach it under pytest 9.2). Units holding a test
 marked slow go first (the longest work starts first, so that the workers finish together), then
@@ -28,6 +29,28 @@ def shares_a_fixture(module: str) -> bool:
     """Return whether the test module ``module`` (path from the repository root) declares a shared fixture."""
     path = REPO / module
     return path.suffix == ".py" and path.is_file() and bool(_SHARED_FIXTURE.search(path.read_text(encoding="utf-8")))
+
+
+_FIXTURE_NAME = re.compile(
+    r"@pytest\.fixture\([^)]*scope\s*=\s*[\"'](?:package|session)[\"'][^)]*\)\s*\ndef\s+(\w+)")
+
+
+@functools.cache
+def conftest_fixtures(folder: str) -> frozenset[str]:
+    """Return the session- and package-scoped fixtures declared in ``folder``'s ``conftest.py``."""
+    path = REPO / folder / "conftest.py"
+    return frozenset(_FIXTURE_NAME.findall(path.read_text(encoding="utf-8"))) if path.is_file() else frozenset()
+
+
+def conftest_unit(module: str) -> str | None:
+    """Return the unit of a test module that uses a shared fixture of its folder's ``conftest.py``."""
+    path = REPO / module
+    folder = str(Path(module).parent)
+    names = conftest_fixtures(folder)
+    if not names or path.suffix != ".py" or not path.is_file():
+        return None
+    used = set(re.findall(r"\w+", path.read_text(encoding="utf-8")))
+    return f"{folder}/conftest.py" if names & used else None
 
 
 @functools.cache
@@ -77,13 +100,17 @@ BATCH = 40
 
 
 def scopes(nodeids: list[str]) -> dict[str, str]:
-    """Return the unit of each test id: its module, a batch of its test's cases, or the test alone."""
+    """Return the unit of each test id: its folder's shared fixture, its module, a batch of its test's
+    cases, or the test alone."""
     out: dict[str, str] = {}
     count: dict[str, int] = {}
     for nodeid in nodeids:
         module = nodeid.split("::", 1)[0]
         function = nodeid.split("[", 1)[0]
-        if shares_a_fixture(module):
+        shared = conftest_unit(module)
+        if shared is not None:
+            out[nodeid] = shared
+        elif shares_a_fixture(module):
             out[nodeid] = module
         elif function != nodeid and not has_slow_tests(module):
             i = count[function] = count.get(function, -1) + 1

@@ -124,6 +124,7 @@ def test_user_examples_no_longer_jump():
     assert t40 <= t30 <= 1.5 * t40
 
 
+@pytest.mark.slow  # ~17 s: projects session curves of three offload modes
 def test_never_measured_offload_mode_is_anchored_to_a_measured_mode():
     ssd = tk.evaluate("deepseek-r1", "b200", workload="agentic-coding-early", kv_offload="ssd",
                       interactivity_tok_per_s_per_user=30).iloc[0]
@@ -238,7 +239,7 @@ def test_beyond_its_measured_range_a_mode_follows_the_nearest_measurement_of_any
 
 @pytest.mark.parametrize(("model", "hw", "wl"), [
     ("kimi-k2.7", "mi355x", "agentic-coding"),
-    ("deepseek-r1", "b200", "agentic-coding-early"),
+    pytest.param("deepseek-r1", "b200", "agentic-coding-early", marks=pytest.mark.slow),  # ~12 s
     pytest.param("deepseek-r1", "vr200-nvl144", "agentic-coding-early", marks=pytest.mark.slow),  # ~40 s
 ])
 def test_an_extra_tier_never_lowers_throughput(model, hw, wl):
