@@ -53,7 +53,7 @@ def _step(f: RooflineFactors, batch: float, isl: float, osl: float, **cfg: objec
 
 @pytest.mark.parametrize("batch", [4.0, 64.0])
 def test_sequential_prefill_adds_the_chunk_after_the_decode_work(batch: float) -> None:
-    base = RooflineFactors(kv_read_tables=False)
+    base = RooflineFactors(kv_read_tables=False, split_attention=False)  # the single roofline
     seq = base.model_copy(update={"sequential_prefill": True})
     isl, osl = 8192.0, 512.0
     decode = _step(base, batch, isl, osl, disaggregated=True)  # the same step with no prefill share
@@ -93,7 +93,7 @@ def test_sequential_prefill_is_off_by_default_and_in_ideal() -> None:
 
 @pytest.mark.parametrize(("batch", "isl"), [(512.0, 4096.0), (1.0, 1024.0), (64.0, 32768.0)])
 def test_split_attention_bounds_gemms_and_attention_one_after_the_other(batch: float, isl: float) -> None:
-    base = RooflineFactors(kv_read_tables=False)
+    base = RooflineFactors(kv_read_tables=False, split_attention=False)
     split = base.model_copy(update={"split_attention": True})
     osl = 512.0
     off = _step(base, batch, isl, osl, disaggregated=True)  # no prefill share: decode work only
@@ -122,16 +122,49 @@ def test_split_attention_bounds_gemms_and_attention_one_after_the_other(batch: f
 def test_split_attention_differs_where_gemms_are_compute_bound_and_attention_kv_bound() -> None:
     # 512 sequences of 4k context: the 8B GEMMs are compute-bound (512 tokens x 16 GFLOP at the
     # FP8 peak), attention reads ~140 GB of KV cache: the KV reads no longer hide under compute
-    base = RooflineFactors(kv_read_tables=False)
+    base = RooflineFactors(kv_read_tables=False, split_attention=False)
     split = base.model_copy(update={"split_attention": True})
     off = _step(base, 512.0, 4096.0, 512.0, disaggregated=True)
     on = _step(split, 512.0, 4096.0, 512.0, disaggregated=True)
     assert float(on["step_time_s"]) > 1.05 * float(off["step_time_s"])
 
 
-def test_split_attention_is_off_by_default_and_in_ideal() -> None:
-    assert not RooflineFactors().split_attention
+def test_split_attention_is_on_by_default_and_off_in_ideal() -> None:
+    # ideal: the single roofline, never slower (an upper bound of the default model's speed)
+    assert RooflineFactors().split_attention
     assert not RooflineFactors.ideal().split_attention
+
+
+# --- KV reads at their own rate -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("split", [True, False])
+@pytest.mark.parametrize(("batch", "isl", "kv_eff"), [(256.0, 8192.0, 0.5), (1.0, 1024.0, 0.3), (64.0, 32768.0, 0.8)])
+def test_kv_reads_stream_at_their_own_rate(batch: float, isl: float, kv_eff: float, split: bool) -> None:
+    full = RooflineFactors(kv_read_tables=False, split_attention=split, kv_read_eff_frac=1.0)
+    slow = full.model_copy(update={"kv_read_eff_frac": kv_eff})
+    osl = 512.0
+    a = _step(full, batch, isl, osl, disaggregated=True)
+    b = _step(slow, batch, isl, osl, disaggregated=True)
+    # hand calculation: the KV bytes at HBM peak x hbm efficiency x kv_eff, the weights unchanged
+    hw = tk.hardware("h100")
+    rate = hw.hbm_bandwidth_tb_per_s * 1e12 * full.hbm_bandwidth_eff_frac
+    kv = float(a["kv_bytes_per_gpu"])
+    t_w = float(a["memory_time_s"]) - kv / rate
+    assert t_w > 0.0
+    assert float(b["memory_time_s"]) == pytest.approx(t_w + kv / (rate * kv_eff), rel=1e-9)
+    t_att_gemm = float(b["compute_time_s"])
+    fixed = float(b["overhead_time_s"])
+    if not split:
+        assert float(b["step_time_s"]) == pytest.approx(max(t_att_gemm, float(b["memory_time_s"])) + fixed, rel=1e-9)
+    assert float(b["step_time_s"]) >= float(a["step_time_s"]) * (1.0 - 1e-12)
+    assert float(b["compute_time_s"]) == pytest.approx(float(a["compute_time_s"]))
+
+
+def test_kv_read_rate_is_bounded() -> None:
+    for bad in (0.0, -0.2, 1.5):
+        with pytest.raises(ValueError, match="kv_read_eff_frac"):
+            RooflineFactors(kv_read_eff_frac=bad)
 
 
 def test_class_defaults_are_the_global_rows_of_the_factor_table() -> None:
@@ -166,10 +199,11 @@ def test_a_switched_calibration_round_trips(tmp_path: object) -> None:
     assert "global,sequential_prefill,1.0,bool" in text
 
 
-def test_a_split_attention_calibration_round_trips(tmp_path: object) -> None:
-    text, back = _stored(tmp_path, RooflineFactors(split_attention=True))
-    assert back.fitted["global"].split_attention
-    assert "global,split_attention,1.0,bool" in text
+def test_a_single_roofline_calibration_round_trips(tmp_path: object) -> None:
+    text, back = _stored(tmp_path, RooflineFactors(split_attention=False, kv_read_eff_frac=0.42))
+    assert not back.fitted["global"].split_attention
+    assert back.fitted["global"].kv_read_eff_frac == pytest.approx(0.42)
+    assert "global,split_attention,0.0,bool" in text
 
 
 def test_a_default_calibration_stores_no_switch_rows(tmp_path: object) -> None:

@@ -424,11 +424,12 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # that makes the projection worse fails here. (157 points: the 86 InferenceX, vendor and LMSYS
 # points and 71 MLPerf v5.1/v6.0 points, each read at its run's median TPOT; before the MLPerf
 # Llama 2 70B, Llama 3.1 8B, DeepSeek-R1 and gpt-oss-120b results had sequence lengths, 103
-# points gave 0.242, and 0.329 with each family held out.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.278
+# points gave 0.242, and 0.329 with each family held out; the single roofline with one HBM rate
+# for weights and KV cache gives 0.278 and 0.361 on the 157.)
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.211
 PINNED_TOLERANCE = 0.05
 # The same, each model family held out in turn.
-PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.361
+PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.250
 
 
 @pytest.mark.slow

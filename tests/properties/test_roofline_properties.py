@@ -34,11 +34,31 @@ def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, d
                                                  sequential: bool) -> None:
     # max(a, b) + max(c, d) >= max(a + c, b + d): splitting one roofline into two never gains
     cfg = _config(model, tp, dpa)
-    one = FACTORS.model_copy(update={"sequential_prefill": sequential})
+    one = FACTORS.model_copy(update={"sequential_prefill": sequential, "split_attention": False})
     two = one.model_copy(update={"split_attention": True})
     t_one = decode_step_time_s(model, hw, batch, config=cfg, factors=one, isl_tokens=8192.0, osl_tokens=1024.0)
     t_two = decode_step_time_s(model, hw, batch, config=cfg, factors=two, isl_tokens=8192.0, osl_tokens=1024.0)
     assert t_two >= t_one * (1 - 1e-12)
+
+
+@settings(max_examples=strat.examples(40), deadline=None)
+@given(
+    model=st.sampled_from(MODELS),
+    hw=st.sampled_from(HARDWARE),
+    tp=st.sampled_from([4, 8]),
+    dpa=st.booleans(),
+    batch=strat.batch_sizes,
+    kv_eff=st.floats(0.05, 1.0),
+    split=st.booleans(),
+)
+def test_slower_kv_reads_are_never_faster(model: str, hw: str, tp: int, dpa: bool, batch: float, kv_eff: float,
+                                          split: bool) -> None:
+    cfg = _config(model, tp, dpa)
+    full = FACTORS.model_copy(update={"kv_read_eff_frac": 1.0, "split_attention": split})
+    slow = full.model_copy(update={"kv_read_eff_frac": kv_eff})
+    t_full = decode_step_time_s(model, hw, batch, config=cfg, factors=full, isl_tokens=8192.0, osl_tokens=1024.0)
+    t_slow = decode_step_time_s(model, hw, batch, config=cfg, factors=slow, isl_tokens=8192.0, osl_tokens=1024.0)
+    assert t_slow >= t_full * (1 - 1e-12)
 
 
 @settings(max_examples=strat.examples(40), deadline=None)

@@ -13,6 +13,7 @@ from tokenomics import catalog
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
 from tokenomics.curves.curve import ThroughputCurve
+from tokenomics.curves.frontier import ENVELOPE_TOLERANCE_FRAC
 from tokenomics.curves.measured import curves
 from tokenomics.curves.schema import cache_hit_frac_of_rows, value_at
 from tokenomics.perf.hierarchy import check_kv_offload
@@ -138,7 +139,14 @@ def reference_curve(
         return _own_curve(m, hw, wl, mode, interactivity_tok_per_s_per_user)
     own, _ = _own_curve(m, hw, wl, mode, None)
     low, _ = reference_curve(m, hw, workload=wl, kv_offload=lower)
-    curve = _TierCurve.from_points(pd.concat([own.points, _as_carried(low.points, lower, mode)], ignore_index=True),
+    carried = _as_carried(low.points, lower, mode)
+    # leaving the tier unused displaces the mode's own curve only where it pays by more than the
+    # curves' resolution (a measurement is not replaced by a projection within 0.5 % of it)
+    x = carried["interactivity_tok_per_s_per_user"].to_numpy(dtype=float)
+    own_y = np.asarray(own.throughput_at(x), dtype=float)
+    pays = ~np.isfinite(own_y) | (carried["throughput_tok_per_s_per_gpu"].to_numpy(dtype=float)
+                                  > own_y * (1.0 + ENVELOPE_TOLERANCE_FRAC))
+    curve = _TierCurve.from_points(pd.concat([own.points, carried[pays]], ignore_index=True),
                                    allow_mixed_kinds=True, allow_mixed_groups=True)
     assert isinstance(curve, _TierCurve)
     curve.parts = (own, low)

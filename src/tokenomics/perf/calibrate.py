@@ -60,6 +60,10 @@ Assumptions used to read the measured points:
 * Decode compute efficiency is fitted separately for dense models (``dense_compute_eff_frac``)
   and mixture-of-experts models (``compute_eff_frac``); points of one class leave the other's
   efficiency at its prior.
+* Decode attention's KV reads are fitted at their own rate relative to weight streaming
+  (``kv_read_eff_frac``, prior 1: no difference). Fitted, the weights stream at about half of
+  peak HBM bandwidth and the KV cache at about half of that; one shared rate cannot serve
+  both the batch-1 steps (weight-bound) and the large-batch ones (KV-bound) of one series.
 
 Which measured points calibrate the model (the **measured-frontier rule**):
 
@@ -149,10 +153,10 @@ the model's highest throughput at any interactivity."""
 
 _LOWER = {"hbm_bandwidth_eff_frac": 0.05, "compute_eff_frac": 0.02, "dense_compute_eff_frac": 0.02,
           "prefill_compute_eff_frac": 0.05,
-          "comm_eff_frac": 0.05, "layer_latency_s": 1e-6}
+          "comm_eff_frac": 0.05, "layer_latency_s": 1e-6, "kv_read_eff_frac": 0.1}
 _UPPER = {"hbm_bandwidth_eff_frac": 1.0, "compute_eff_frac": 1.0, "dense_compute_eff_frac": 1.0,
           "prefill_compute_eff_frac": 1.0,
-          "comm_eff_frac": 1.0, "layer_latency_s": 1e-3}
+          "comm_eff_frac": 1.0, "layer_latency_s": 1e-3, "kv_read_eff_frac": 1.0}
 _PRIOR_SIGMA = 1.0
 """Width of the prior towards the parent scope, in natural-log units of each factor (one e-fold)."""
 _ROBUST_SCALE = 1.0
@@ -919,7 +923,7 @@ OPERATOR_PRIOR: dict[str, object] = {"operator_tables": True, "compute_eff_frac"
 
 def _calibrate_cases(
     cases: list[_Case], min_points: int, operator_tables: bool = False, sequential_prefill: bool = False,
-    split_attention: bool = False, lower_bounds: bool = False,
+    split_attention: bool = True, lower_bounds: bool = False,
 ) -> tuple[dict[str, RooflineFactors], dict[str, int]]:
     fitted: dict[str, RooflineFactors] = {}
     counts: dict[str, int] = {}
@@ -1021,7 +1025,7 @@ def calibrate(
     operator_tables: bool = False,
     holdout_by: str = "hardware",
     sequential_prefill: bool = False,
-    split_attention: bool = False,
+    split_attention: bool = True,
     scenario_lower_bounds: bool = False,
 ) -> Calibration:
     """Fit the roofline efficiency factors to measured curve points, per hardware family.
@@ -1055,7 +1059,8 @@ def calibrate(
         (:attr:`RooflineFactors.sequential_prefill`).
     split_attention : bool
         Fit the model that bounds decode attention apart from the GEMMs
-        (:attr:`RooflineFactors.split_attention`).
+        (:attr:`RooflineFactors.split_attention`, default True); False fits the single
+        roofline over the step's summed FLOPs and bytes.
     scenario_lower_bounds : bool
         Read open-loop scenario results (MLPerf Server and Interactive,
         :data:`OPEN_LOOP_WORKLOADS`) as lower bounds of the frontier: a projection above one is

@@ -27,6 +27,7 @@ FITTED_FACTORS: Final[tuple[str, ...]] = (
     "prefill_compute_eff_frac",
     "comm_eff_frac",
     "layer_latency_s",
+    "kv_read_eff_frac",
 )
 """Factors that :func:`~tokenomics.perf.calibrate` fits; the others stay at their default."""
 
@@ -68,6 +69,12 @@ class RooflineFactors(BaseModel):
         Latency of one collective (all-reduce, all-to-all) [s], >= 0.
     usable_hbm_frac : float
         Fraction of HBM capacity available to weights and KV cache, (0, 1].
+    kv_read_eff_frac : float
+        Large-batch rate of decode attention's KV-cache reads relative to weight streaming
+        (``hbm_bandwidth_eff_frac``), (0, 1]: paged KV blocks of a few KB per sequence and head
+        are read in smaller, scattered transfers than a weight matrix. KV bytes stream at
+        ``hbm_bandwidth_eff_frac x kv_read_eff_frac`` of peak (below that at few sequences or
+        short contexts with ``kv_read_tables``).
     operator_tables : bool
         Price GEMM FLOPs (dense, by tokens per step; grouped MoE, by tokens per expert),
         attention FLOPs and collectives with the measured operator tables of
@@ -90,10 +97,11 @@ class RooflineFactors(BaseModel):
         errors fall and the agentic ones rise (``benchmarks/validate_roofline.py`` prints it).
     split_attention : bool
         Decode attention as an operator of its own, bound by its FLOPs or its KV reads apart
-        from the matrix multiplies: ``max(t_GEMM, t_weights) + max(t_attention, t_KV)``.
-        Default ``False``: one roofline over the step's summed FLOPs and bytes,
+        from the matrix multiplies: ``max(t_GEMM, t_weights) + max(t_attention, t_KV)``
+        (default ``True``). ``False``: one roofline over the step's summed FLOPs and bytes,
         ``max(t_GEMM + t_attention, t_weights + t_KV)``, which lets attention's KV reads run
-        under the GEMMs' compute (:mod:`tokenomics.perf.step`).
+        under the GEMMs' compute (:mod:`tokenomics.perf.step`); it held out worse on the
+        bundled measurements (``benchmarks/validate_roofline.py`` prints both).
     source : str
         Where the values came from (``"default"``, ``"calibrated: family blackwell, 42
         points"``, ``"inherited from vendor nvidia"``...).
@@ -115,10 +123,11 @@ class RooflineFactors(BaseModel):
     layer_latency_s: float = Field(5e-5, ge=0.0)
     collective_latency_s: float = Field(1e-5, ge=0.0)
     usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
+    kv_read_eff_frac: float = Field(1.0, gt=0.0, le=1.0)
     operator_tables: bool = False
     kv_read_tables: bool = True
     sequential_prefill: bool = False
-    split_attention: bool = False
+    split_attention: bool = True
     source: str = "default"
 
     @classmethod
@@ -145,6 +154,7 @@ class RooflineFactors(BaseModel):
             layer_latency_s=0.0,
             collective_latency_s=0.0,
             usable_hbm_frac=1.0,
+            kv_read_eff_frac=1.0,
             operator_tables=False,
             kv_read_tables=False,
             sequential_prefill=False,

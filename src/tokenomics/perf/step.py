@@ -10,10 +10,12 @@ A *replica* is the group of ``tp x pp`` accelerators that holds one copy of the 
   with ``layer units`` the layers weighted by their kernel count per decode step relative to a
   dense GQA layer (:func:`layer_kernel_units`: MLA attention and MoE blocks launch more kernels).
 
-  ``t_memory = (weight bytes read + KV bytes read / f_kv) / (HBM bandwidth x eff_hbm)``; weight
+  ``t_memory = t_weights + t_KV``: ``t_weights = weight bytes read / (HBM bandwidth x
+  eff_hbm)``, ``t_KV = KV bytes read / (f_kv x eff_kv x HBM bandwidth x eff_hbm)``; weight
   bytes are the attention and other always-read weights plus, for MoE layers, the *distinct*
-  experts the batch touches; ``f_kv`` is the measured fraction of the large-batch KV-read rate
-  that decode attention reaches at the step's sequences per GPU and context
+  experts the batch touches; ``eff_kv`` (``kv_read_eff_frac``, fitted) is the large-batch rate
+  of decode attention's paged KV reads relative to weight streaming and ``f_kv`` the measured
+  fraction of that rate reached at the step's sequences per GPU and context
   (:func:`~tokenomics.perf.operators.kv_read_frac`; 1 with ``kv_read_tables=False``);
   ``t_compute = (2 x active params + attention FLOP(context)) x tokens / (peak FLOP/s x
   eff_compute)``; ``t_comm`` is the tensor-parallel all-reduce or the
@@ -64,19 +66,17 @@ Assumptions (stated once, here):
   activations to its link traffic, while the weights and KV cache are streamed once for the
   mixed batch::
 
-      t_stage = max(t_compute + t_prefill_chunk, t_memory) + t_comm + t_prefill_comm
+      t_stage = max(t_GEMM + t_prefill_chunk, t_weights) + max(t_attention, t_KV)
+                + t_comm + t_prefill_comm
 
+  (decode attention bounded apart from the GEMMs: its KV reads do not hide under their FLOPs,
+  nor its FLOPs under the weight reads; ``RooflineFactors(split_attention=False)`` gives the
+  single roofline ``max(t_compute + t_prefill_chunk, t_memory)``, never slower).
   ``RooflineFactors(sequential_prefill=True)`` charges the chunk after the decode work instead,
   ``max(t_compute, t_memory) + t_prefill_chunk`` (prefill and decode as separate forward
   passes, SGLang's default schedule): the upper bound of the step time. Prefill work stretches
   TPOT (a user sees ``t_step / tokens_per_step``) and lowers requests/s ``= B x tokens_per_step
   / (OSL x t_step)``. TTFT is the prefill time of the request alone (queueing ignored).
-* ``RooflineFactors(split_attention=True)`` bounds decode attention on its own, the GEMMs by
-  their FLOPs or weight reads and attention by its FLOPs or KV reads, one after the other::
-
-      t_stage = max(t_GEMM + t_prefill_chunk, t_weights) + max(t_attention, t_KV) + t_comm
-
-  never below the single roofline (attention's KV reads no longer hide under GEMM compute).
 * Disaggregated serving: decode steps carry no prefill; the prefill pool runs the same
   parallelism and batches prompts, so its weight reads are amortised: one request costs the
   pool ``prefill FLOP / (peak x eff_prefill) + t_comm``.
@@ -957,14 +957,14 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
         t_attn = wk.op_attn_s / eff
         t_compute = wk.op_linear_flop_s / eff + t_attn
-        t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
+        t_memory = (wk.weight_bytes + (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
         t_attn = wk.attn_compute_s / eff
         t_compute = wk.compute_s / eff
-        t_memory = (wk.weight_bytes + wk.kv_bytes + kv_extra) / hbm
+        t_memory = (wk.weight_bytes + (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac) / hbm
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
         p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
         p_link = wk.prefill_comm_s / f.comm_eff_frac
@@ -976,7 +976,7 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     t_comm = t_comm + prompts * p_link
     if f.split_attention:
         # GEMMs against the weight reads, attention against the KV reads, one after the other
-        t_kv = (wk.kv_bytes + kv_extra) / hbm
+        t_kv = (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac / hbm
         t_gemm, t_weights = t_compute - t_attn, t_memory - t_kv
         t_attention = np.maximum(t_attn, t_kv)
         if f.sequential_prefill:
