@@ -86,8 +86,8 @@ class RooflineFactors(BaseModel):
     kv_read_tables : bool
         Read decode attention's KV cache at the measured fraction of the large-batch rate that
         few sequences or short contexts reach (:func:`tokenomics.perf.operators.kv_read_frac`);
-        ``hbm_bandwidth_eff_frac`` is then the large-batch efficiency. Default ``True``;
-        ``False`` streams every KV byte at ``hbm_bandwidth_eff_frac``.
+        ``hbm_bandwidth_eff_frac x kv_read_eff_frac`` is then the large-batch rate. Default
+        ``True``; ``False`` streams every KV byte at that rate.
     sequential_prefill : bool
         Aggregated serving: charge the chunked-prefill share a decode step carries after the
         step's decode work, ``max(t_compute, t_memory) + t_prefill_chunk`` (prefill and decode
