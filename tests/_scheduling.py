@@ -4,11 +4,11 @@
 the tests of a module declaring a module- or session-scoped fixture (a calibration, a written
 report, a built wheel, a notebook kernel) form one unit, so that the fixture is computed once
 rather than once per worker; so do the modules of one folder that use a session-scoped fixture of
-that folder's ``conftest.py``; and the cases of a parametrised test go in batches (outside modules
-with slow tests). Units are found from the module's source: the controller has only test ids (and
-pytest-xdist's own ``xdist_group`` marks do not reach it under pytest 9.2). Units holding a test
-marked slow go first (the longest work starts first, so that the workers finish together), then
-the others, largest first (:func:`order`).
+that folder's ``conftest.py``, and the modules that name one ``WORKER_UNIT``; the cases of a
+parametrised test go in batches (outside modules with slow tests). Units are found from the
+module's source: the controller has only test ids (and pytest-xdist's own ``xdist_group`` marks do
+not reach it under pytest 9.2). Units holding a test marked slow go first (the longest work starts
+first, so that the workers finish together), then the others, largest first (:func:`order`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,20 @@ def shares_a_fixture(module: str) -> bool:
     """Return whether the test module ``module`` (path from the repository root) declares a shared fixture."""
     path = REPO / module
     return path.suffix == ".py" and path.is_file() and bool(_SHARED_FIXTURE.search(path.read_text(encoding="utf-8")))
+
+
+_WORKER_UNIT = re.compile(r"^WORKER_UNIT\s*=\s*[\"']([\w-]+)[\"']", re.M)
+
+
+@functools.cache
+def worker_unit(module: str) -> str | None:
+    """Return the unit a test module names in ``WORKER_UNIT = "..."``: modules naming the same unit
+    share a worker (and the caches of its process, e.g. the projections ``reference_curve`` keeps)."""
+    path = REPO / module
+    if path.suffix != ".py" or not path.is_file():
+        return None
+    found = _WORKER_UNIT.search(path.read_text(encoding="utf-8"))
+    return f"unit:{found.group(1)}" if found else None
 
 
 _FIXTURE_NAME = re.compile(
@@ -107,7 +121,7 @@ def scopes(nodeids: list[str]) -> dict[str, str]:
     for nodeid in nodeids:
         module = nodeid.split("::", 1)[0]
         function = nodeid.split("[", 1)[0]
-        shared = conftest_unit(module)
+        shared = worker_unit(module) or conftest_unit(module)
         if shared is not None:
             out[nodeid] = shared
         elif shares_a_fixture(module):

@@ -12,6 +12,7 @@ from tokenomics.curves.reference import anchor_at, config_at, curve_kind_at, ref
 from tokenomics.perf.project import project_curve
 from tokenomics.perf.sessions import project_session_curve
 
+WORKER_UNIT = "b200-agentic-early"  # tests/_scheduling.py: one worker computes these projections once
 X = "interactivity_tok_per_s_per_user"
 Y = "throughput_tok_per_s_per_gpu"
 
@@ -25,6 +26,17 @@ SYSTEMS = ([("deepseek-r1", hw, "8k/1k", "none") for hw in _measured_systems("de
            + [(m, hw, wl, mode) for m, hw, wl in (("deepseek-r1", "b200", "agentic-coding-early"),
                                                    ("kimi-k2.7", "mi355x", "agentic-coding"))
               for mode in ("none", "dram", "ssd")])
+
+
+@pytest.fixture(scope="module")
+def b200_early() -> dict[str, tk.ThroughputCurve]:
+    """B200 DeepSeek-R1 reference curves on the early agentic trace, by offload mode.
+
+    Module-scoped, so this module runs on one worker and the session projections behind these
+    curves (kept by ``reference_curve`` for the next call) are computed once for all its tests.
+    """
+    return {mode: reference_curve("deepseek-r1", "b200", workload="agentic-coding-early", kv_offload=mode)[0]
+            for mode in ("none", "dram")}
 
 
 def _reads(model, hw, wl, mode, xs):
@@ -103,7 +115,7 @@ def test_envelope_spans_configurations_and_precisions():
     assert float(curve.throughput_at(float(fp4[X]))) == float(fp4[Y])
 
 
-def test_user_examples_no_longer_jump():
+def test_user_examples_no_longer_jump(b200_early: dict[str, tk.ThroughputCurve]):
     def row(hw, x, **kw):
         return tk.evaluate("deepseek-r1", hw, interactivity_tok_per_s_per_user=x, **kw).iloc[0]
 
@@ -122,6 +134,7 @@ def test_user_examples_no_longer_jump():
     assert [r["curve_kind"] for r in agentic] == ["anchored", "measured"]
     t30, t40 = (r["throughput_tok_per_s_per_gpu"] for r in agentic)
     assert t40 <= t30 <= 1.5 * t40
+    assert t40 == pytest.approx(float(b200_early["none"].throughput_at(40.0)), rel=1e-12)  # evaluate reads it
 
 
 @pytest.mark.slow  # ~17 s: projects session curves of three offload modes
@@ -189,23 +202,6 @@ def test_curve_kind_at_reads_arrays_and_series_like_scalars():
     assert curve_kind_at(projected, xs).tolist() == ["projected"] * len(xs)
 
 
-def test_a_repeated_projection_is_kept_handed_out_as_a_copy_and_dropped_when_the_catalogs_change(clean_catalogs):
-    from tokenomics.curves import reference
-
-    reference._PROJECTIONS.clear()
-    _, first = reference_curve("deepseek-r1", "gb300", workload="1k/8k")  # nothing measured: the projection
-    assert len(reference._PROJECTIONS) == 1
-    first[Y] = 0.0  # the caller's copy
-    _, again = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
-    assert len(reference._PROJECTIONS) == 1
-    fresh = project_curve("deepseek-r1", "gb300", workload=tk.workload("1k/8k"), frontier=True)
-    pd.testing.assert_frame_equal(again, fresh)
-    assert again.attrs == fresh.attrs
-    tk.reset_catalogs()  # catalog values may differ now: projected again
-    reference_curve("deepseek-r1", "gb300", workload="1k/8k")
-    assert len(reference._PROJECTIONS) == 2
-
-
 def test_unmeasured_system_is_projected():
     curve, points = reference_curve("deepseek-r1", "gb300", workload="1k/8k")
     assert curve.kind == "projected"
@@ -260,7 +256,7 @@ def test_an_extra_tier_never_lowers_throughput(model, hw, wl):
         assert v.size >= np.isfinite(y["none"]).sum()
 
 
-def test_a_tier_left_unused_reads_the_mode_below() -> None:
+def test_a_tier_left_unused_reads_the_mode_below(b200_early: dict[str, tk.ThroughputCurve]) -> None:
     # AgentX MI355X Kimi-K2.7: the DRAM-offload runs (16-48 sessions, <= 4,328 tok/s/GPU at 8.6-15.3
     # tok/s/user) fall below the no-offload curve there, so with DRAM offload the best deployment at
     # 15 tok/s/user leaves the tier unused: no offload's curve, anchored to it at ratio 1
@@ -280,9 +276,7 @@ def test_a_tier_left_unused_reads_the_mode_below() -> None:
     assert row["config"] == config_at(curve, x)
     # where the tier pays, its own measurement stands: B200 DeepSeek-R1, early trace, DRAM offload
     # runs at ~30 tok/s/user above the no-offload curve
-    early = "agentic-coding-early"
-    b_none, _ = reference_curve("deepseek-r1", "b200", workload=early, kv_offload="none")
-    b_dram, _ = reference_curve("deepseek-r1", "b200", workload=early, kv_offload="dram")
+    b_none, b_dram = b200_early["none"], b200_early["dram"]
     assert float(b_dram.throughput_at(30.0)) > float(b_none.throughput_at(30.0))
     assert curve_kind_at(b_dram, 30.0) == "measured"
 

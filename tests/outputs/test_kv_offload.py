@@ -6,12 +6,19 @@ import tokenomics as tk
 from tokenomics.outputs.cli import main
 from tokenomics.outputs.report import ReportOptions
 
+WORKER_UNIT = "b200-agentic-early"  # tests/_scheduling.py: one worker computes these projections once
 AGENTIC = {"workload": "agentic-coding-early", "interactivity_tok_per_s_per_user": 30.0}
 
 
-def test_evaluate_reads_the_curve_of_its_offload_mode():
-    on = tk.evaluate("deepseek-r1", "b200", kv_offload="dram", **AGENTIC)
-    off = tk.evaluate("deepseek-r1", "b200", kv_offload="none", **AGENTIC)
+@pytest.fixture(scope="module")
+def b200_rows() -> dict[str, object]:
+    """``evaluate`` of B200 DeepSeek-R1 at ``AGENTIC`` per offload mode (module-scoped: the module runs
+    on one worker, so the session projections the other entry points read are computed once)."""
+    return {mode: tk.evaluate("deepseek-r1", "b200", kv_offload=mode, **AGENTIC) for mode in ("none", "dram")}
+
+
+def test_evaluate_reads_the_curve_of_its_offload_mode(b200_rows):
+    on, off = b200_rows["dram"], b200_rows["none"]
     assert on["kv_offload"].item() == "dram"
     assert off["kv_offload"].item() == "none"
     # the bundled B200 runs with CPU offload cover 30 tok/s/user; the offload-off runs do not
@@ -19,8 +26,10 @@ def test_evaluate_reads_the_curve_of_its_offload_mode():
     assert on["throughput_tok_per_s_per_gpu"].item() != off["throughput_tok_per_s_per_gpu"].item()
 
 
-def test_compare_and_sweep_agree_on_offload():
+def test_compare_and_sweep_agree_on_offload(b200_rows):
     table = tk.compare("deepseek-r1", ["b200"], kv_offload="dram", **AGENTIC)
+    assert table["throughput_tok_per_s_per_gpu"].item() == pytest.approx(
+        b200_rows["dram"]["throughput_tok_per_s_per_gpu"].item(), rel=1e-12)
     scn = tk.Scenario(hardware="b200", model="deepseek-r1", **AGENTIC)
     swept = tk.sweep(scn, kv_offload=["none", "dram"]).set_index("kv_offload")
     assert table["cost_usd_per_mtok"].item() == pytest.approx(swept.loc["dram", "cost_usd_per_mtok"])
