@@ -162,9 +162,16 @@ def test_kv_reads_stream_at_their_own_rate(batch: float, isl: float, kv_eff: flo
 
 
 def test_kv_read_rate_is_bounded() -> None:
-    for bad in (0.0, -0.2, 1.5):
+    for bad in (0.0, -0.2, 1.5, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="kv_read_eff_frac"):
             RooflineFactors(kv_read_eff_frac=bad)
+
+
+@pytest.mark.parametrize("name", ["operator_tables", "kv_read_tables", "sequential_prefill", "split_attention"])
+@pytest.mark.parametrize("value", ["yes", "no", 0, 1, None])
+def test_a_model_switch_is_a_bool_not_a_coerced_value(name: str, value: object) -> None:
+    with pytest.raises(ValueError, match=name):
+        RooflineFactors(**{name: value})
 
 
 def test_class_defaults_are_the_global_rows_of_the_factor_table() -> None:

@@ -1288,7 +1288,7 @@ def load_calibration(path: Path | str | None = None) -> Calibration:
                 raise ValueError(f"{src}: scope {scope}, {name}={values[name]!r}: a model switch is 1 or 0")
             fields[name] = values[name] == 1.0
         if fields:
-            fitted[str(scope)] = RooflineFactors(**fields, source=f"calibrated on {scope}")
+            fitted[str(scope)] = RooflineFactors.model_validate({**fields, "source": f"calibrated on {scope}"})
     if set(band) != set(_BAND_PARAMETERS):
         raise ValueError(f"{src} lacks the band rows {_BAND_PARAMETERS}; rewrite it with: {REGENERATE_COMMAND}")
     produced = next((c for c in comments if c.startswith("produced:")), "date not stated")

@@ -114,20 +114,20 @@ class RooflineFactors(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    hbm_bandwidth_eff_frac: float = Field(0.75, gt=0.0, le=1.0)
-    compute_eff_frac: float = Field(0.163, gt=0.0, le=1.0)
-    dense_compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0)
-    prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0)
-    comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0)
-    step_overhead_s: float = Field(0.0, ge=0.0)
-    layer_latency_s: float = Field(5e-5, ge=0.0)
-    collective_latency_s: float = Field(1e-5, ge=0.0)
-    usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0)
-    kv_read_eff_frac: float = Field(1.0, gt=0.0, le=1.0)
-    operator_tables: bool = False
-    kv_read_tables: bool = True
-    sequential_prefill: bool = False
-    split_attention: bool = True
+    hbm_bandwidth_eff_frac: float = Field(0.75, gt=0.0, le=1.0, allow_inf_nan=False)
+    compute_eff_frac: float = Field(0.163, gt=0.0, le=1.0, allow_inf_nan=False)
+    dense_compute_eff_frac: float = Field(0.4, gt=0.0, le=1.0, allow_inf_nan=False)
+    prefill_compute_eff_frac: float = Field(0.5, gt=0.0, le=1.0, allow_inf_nan=False)
+    comm_eff_frac: float = Field(0.7, gt=0.0, le=1.0, allow_inf_nan=False)
+    step_overhead_s: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    layer_latency_s: float = Field(5e-5, ge=0.0, allow_inf_nan=False)
+    collective_latency_s: float = Field(1e-5, ge=0.0, allow_inf_nan=False)
+    usable_hbm_frac: float = Field(0.85, gt=0.0, le=1.0, allow_inf_nan=False)
+    kv_read_eff_frac: float = Field(1.0, gt=0.0, le=1.0, allow_inf_nan=False)
+    operator_tables: bool = Field(False, strict=True)
+    kv_read_tables: bool = Field(True, strict=True)
+    sequential_prefill: bool = Field(False, strict=True)
+    split_attention: bool = Field(True, strict=True)
     source: str = "default"
 
     @classmethod
@@ -256,4 +256,4 @@ def _defaults_for_chain(chain: tuple[str, ...]) -> RooflineFactors:
             values[str(name)] = float(value)
             used.add(scope)
     label = ", ".join(s for s in chain if s in used)
-    return RooflineFactors(**values, source=f"default ({label})")
+    return RooflineFactors.model_validate({**values, "source": f"default ({label})"})

@@ -1054,10 +1054,12 @@ def decode_step_time_s(
 ) -> Any:
     """Return the time of one decode step of a replica serving ``concurrency`` sequences.
 
-    ``t_step = pp x (max(t_compute, t_memory) + t_comm) + t_overhead + layer units x t_layer +
-    t_draft`` (see the module notes for each term; ``t_draft`` is the MTP draft passes). With
-    aggregated serving (the default) the step also carries its share of chunked prefill,
-    ``concurrency x tokens_per_step / OSL`` prompts (their FLOPs add to ``t_compute``). The time
+    ``t_step = pp x (max(t_GEMM, t_weights) + max(t_attention, t_KV) + t_comm) + t_overhead +
+    layer units x t_layer + t_draft`` (see the module notes for each term; ``t_draft`` is the MTP
+    draft passes; with ``factors.split_attention=False`` the single roofline
+    ``max(t_compute, t_memory)`` replaces the two bracketed terms). With aggregated serving (the
+    default) the step also carries its share of chunked prefill, ``concurrency x tokens_per_step
+    / OSL`` prompts (their FLOPs add to the GEMM term). The time
     per output token is ``t_step / config.tokens_per_step``. Memory capacity is not checked
     here; :func:`max_concurrency` and :func:`roofline_points` do.
 
