@@ -21,6 +21,12 @@ def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
                          weight_precision="fp8", kv_precision="fp8")
 
 
+def _step_8k_1k(model: str, hw: str, tp: int, dpa: bool, batch: float, factors: RooflineFactors) -> float:
+    """Decode step time at 8k/1k, aggregated."""
+    return decode_step_time_s(model, hw, batch, config=_config(model, tp, dpa), factors=factors,
+                              isl_tokens=8192.0, osl_tokens=1024.0)
+
+
 @settings(max_examples=strat.examples(40), deadline=None)
 @given(
     model=st.sampled_from(MODELS),
@@ -33,12 +39,9 @@ def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
 def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, dpa: bool, batch: float,
                                                  sequential: bool) -> None:
     # max(a, b) + max(c, d) >= max(a + c, b + d): splitting one roofline into two never gains
-    cfg = _config(model, tp, dpa)
     one = FACTORS.model_copy(update={"sequential_prefill": sequential, "split_attention": False})
     two = one.model_copy(update={"split_attention": True})
-    t_one = decode_step_time_s(model, hw, batch, config=cfg, factors=one, isl_tokens=8192.0, osl_tokens=1024.0)
-    t_two = decode_step_time_s(model, hw, batch, config=cfg, factors=two, isl_tokens=8192.0, osl_tokens=1024.0)
-    assert t_two >= t_one * (1 - 1e-12)
+    assert _step_8k_1k(model, hw, tp, dpa, batch, two) >= _step_8k_1k(model, hw, tp, dpa, batch, one) * (1 - 1e-12)
 
 
 @settings(max_examples=strat.examples(40), deadline=None)
@@ -53,12 +56,9 @@ def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, d
 )
 def test_slower_kv_reads_are_never_faster(model: str, hw: str, tp: int, dpa: bool, batch: float, kv_eff: float,
                                           split: bool) -> None:
-    cfg = _config(model, tp, dpa)
     full = FACTORS.model_copy(update={"kv_read_eff_frac": 1.0, "split_attention": split})
     slow = full.model_copy(update={"kv_read_eff_frac": kv_eff})
-    t_full = decode_step_time_s(model, hw, batch, config=cfg, factors=full, isl_tokens=8192.0, osl_tokens=1024.0)
-    t_slow = decode_step_time_s(model, hw, batch, config=cfg, factors=slow, isl_tokens=8192.0, osl_tokens=1024.0)
-    assert t_slow >= t_full * (1 - 1e-12)
+    assert _step_8k_1k(model, hw, tp, dpa, batch, slow) >= _step_8k_1k(model, hw, tp, dpa, batch, full) * (1 - 1e-12)
 
 
 @settings(max_examples=strat.examples(40), deadline=None)

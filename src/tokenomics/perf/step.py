@@ -536,10 +536,10 @@ class _Work:
     """Decode attention's KV reads times ``1 / f(kv_streams, context) - 1``: the bytes its
     below-large-batch read rate costs on top, at the large-batch rate."""
     flop: np.ndarray
-    compute_s: np.ndarray
-    """Compute time at peak (efficiency 1) [s]."""
+    linear_compute_s: np.ndarray
+    """Compute time of the matrix multiplies at peak (efficiency 1) [s]."""
     attn_compute_s: np.ndarray
-    """Its decode-attention part [s]."""
+    """Compute time of decode attention at peak [s]."""
     comm_s: np.ndarray
     """Link time at full efficiency [s]."""
     collectives: float
@@ -896,7 +896,7 @@ def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl:
         # of one attention group times, except for MLA, the KV heads each GPU holds
         "kv_read_extra_bytes": decode_kv * (1.0 / s0.kv_read(micro * heads / c_dec.kv_div, context) - 1.0),
         "flop": linear + attn,
-        "compute_s": linear / c_dec.peak_linear + attn / c_dec.peak_attn,
+        "linear_compute_s": linear / c_dec.peak_linear,
         "attn_compute_s": attn / c_dec.peak_attn,
         "comm_s": comm_both[:k],
         "collectives": c_pre.collectives,
@@ -955,16 +955,14 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
         # at the fitted HBM efficiency; collectives at measured bus bandwidths and latencies
         p_compute = wk.op_prefill_flop_s / f.prefill_compute_eff_frac
         p_link = wk.op_prefill_comm_s / f.comm_eff_frac
+        t_gemm = wk.op_linear_flop_s / eff
         t_attn = wk.op_attn_s / eff
-        t_compute = wk.op_linear_flop_s / eff + t_attn
-        t_memory = (wk.weight_bytes + (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac) / hbm
         t_comm = wk.op_comm_s / f.comm_eff_frac + wk.op_comm_latency_s
         p_comm = p_link + wk.op_prefill_comm_latency_s
         t_p = np.maximum(p_compute, wk.prefill_weight_bytes / hbm) + p_comm
     else:
+        t_gemm = wk.linear_compute_s / eff
         t_attn = wk.attn_compute_s / eff
-        t_compute = wk.compute_s / eff
-        t_memory = (wk.weight_bytes + (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac) / hbm
         t_comm = wk.comm_s / f.comm_eff_frac + wk.collectives * f.collective_latency_s
         p_compute = wk.prefill_compute_s / f.prefill_compute_eff_frac
         p_link = wk.prefill_comm_s / f.comm_eff_frac
@@ -974,10 +972,12 @@ def _times(wk: _Work, f: RooflineFactors, hbm_bw: Any) -> dict[str, np.ndarray]:
     # or after the decode work (sequential_prefill); its activations cross the links
     t_chunk = prompts * p_compute / pp
     t_comm = t_comm + prompts * p_link
+    # weights streamed at the HBM efficiency, the KV cache at its own rate relative to them
+    t_weights = wk.weight_bytes / hbm
+    t_kv = (wk.kv_bytes + kv_extra) / (f.kv_read_eff_frac * hbm)
+    t_compute, t_memory = t_gemm + t_attn, t_weights + t_kv
     if f.split_attention:
         # GEMMs against the weight reads, attention against the KV reads, one after the other
-        t_kv = (wk.kv_bytes + kv_extra) / f.kv_read_eff_frac / hbm
-        t_gemm, t_weights = t_compute - t_attn, t_memory - t_kv
         t_attention = np.maximum(t_attn, t_kv)
         if f.sequential_prefill:
             t_stage = np.maximum(t_gemm, t_weights) + t_attention + t_chunk + t_comm
