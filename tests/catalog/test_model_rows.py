@@ -23,7 +23,7 @@ ARCH = DATA / TABLES["model"].relpath
 INDEX = DATA / TABLES["model_index"].relpath
 VOCAB = read_vocabulary(DATA / "parameters.csv")
 # A source must name where it came from: a domain or a repository path such as github.com/org/repo.
-_CITATION = re.compile(r"[a-z0-9-]+\.(com|ai|io|org|net|site|edu)\b", re.IGNORECASE)
+_CITATION = re.compile(r"[a-z0-9-]+\.(com|co|ai|io|org|net|site|edu)\b", re.IGNORECASE)
 
 
 def _rows() -> list[dict[str, str]]:

@@ -179,3 +179,27 @@ def test_unchecked_sequence_bytes_equal_the_public_function(name: str) -> None:
     ctx = np.array([1.0, 100.0, 4096.0, 131072.0])
     for prec in ("bf16", "fp8"):
         np.testing.assert_array_equal(kv_sequence_bytes(m, ctx, prec), kv_cache_bytes_per_sequence(m, ctx, prec))
+
+
+# Qwen3.5-397B-A17B (config.json): 45 Gated DeltaNet layers, 16 key heads and 64 value heads of
+# width 128, convolution kernel 4. Per layer and sequence: an FP32 recurrent state of
+# 64 x 128 x 128 x 4 B = 4,194,304 B, and a BF16 convolution state of the last 3 tokens of q, k, v:
+# 3 x (2 x 16 x 128 + 64 x 128) x 2 B = 73,728 B.
+QWEN35_STATE = 45 * (64 * 128 * 128 * 4 + 3 * (2 * 16 * 128 + 64 * 128) * 2)  # = 192,061,440 B
+
+
+def test_qwen35_linear_attention_state_by_hand() -> None:
+    from tokenomics.memory.kv_cache import linear_state_bytes_per_sequence
+
+    assert linear_state_bytes_per_sequence("qwen3.5-397b-a17b") == QWEN35_STATE
+    # models without linear attention keep none
+    assert linear_state_bytes_per_sequence("deepseek-r1") == 0.0
+    assert linear_state_bytes_per_sequence(tk.model("llama-3.3-70b")) == 0.0
+
+
+def test_linear_attention_without_its_widths_is_refused() -> None:
+    from tokenomics.memory.kv_cache import linear_state_bytes_per_sequence
+
+    m = tk.model("qwen3.5-397b-a17b").model_copy(update={"linear_value_heads": None, "linear_conv_kernel": None})
+    with pytest.raises(ValueError, match="linear_value_heads, linear_conv_kernel"):
+        linear_state_bytes_per_sequence(m)

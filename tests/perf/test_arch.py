@@ -62,3 +62,14 @@ def test_deepseek_v4_pro_fits_the_recorded_tp4_pools() -> None:
 def test_implausible_attention_ranks_name_the_field(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):
         tk.model("deepseek-v4-pro").with_values(**{field: value})
+
+
+def test_linear_attention_layers_do_not_attend_over_the_context() -> None:
+    # Qwen3.5-397B: of 60 layers only the 15 gated-attention ones attend over the context,
+    # 2 x 32 heads x (256 + 256) FLOP per (query, key) pair each; the 45 Gated DeltaNet layers
+    # cost 6 x 64 value heads x 128 x 128 FLOP per token through their recurrent state.
+    a = arch(tk.model("qwen3.5-397b-a17b"))
+    assert a.decode_attn_flop_per_ctx_token == 15 * 2 * 32 * (256 + 256)
+    assert a.prefill_attn_flop_per_pair == 15 * 2 * 32 * (256 + 256)
+    assert a.linear_attn_flop_per_token == 45 * 6 * 64 * 128 * 128
+    assert arch(tk.model("llama-3.3-70b")).linear_attn_flop_per_token == 0.0

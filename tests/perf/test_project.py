@@ -269,8 +269,8 @@ def test_frontier_search_attention_groups() -> None:
     dpa = next(c for c in frontier_configs(m, hw, **prec) if c.label == "tp64-ep64-dpa")
     atp8 = next(c for c in frontier_configs(m, hw, **prec) if c.label == "tp64-ep64-dpa-atp8")
     assert weight_bytes_per_gpu(m, hw, config=atp8) < weight_bytes_per_gpu(m, hw, config=dpa)
-    # the search with groups holds every plain configuration, so its envelope is never lower; at
-    # high interactivity (weight-bound steps) the lighter weights win by more than 10 %
+    # the search with groups holds every plain configuration, so its envelope is never lower;
+    # somewhere above 50 tok/s/user (weight-bound steps) the lighter weights win by more than 10 %
     kw = {"isl_tokens": 8192.0, "osl_tokens": 1024.0}
     with_groups = project_curve(m, hw, search="aggregated", **kw)
     without = project_curve(m, hw, configs=frontier_configs(m, hw, attention_groups=False, **prec), **kw)
@@ -282,7 +282,7 @@ def test_frontier_search_attention_groups() -> None:
     grid = np.geomspace(10.0, float(without["interactivity_tok_per_s_per_user"].max()), 40)
     ratio = np.array([envelope(with_groups, x) / envelope(without, x) for x in grid])
     assert np.all(ratio >= 1.0 - 1e-12)
-    assert ratio[grid >= 80.0].max() > 1.1
+    assert ratio[grid >= 50.0].max() > 1.1
     assert ratio[grid <= 30.0] == pytest.approx(1.0, rel=0.02)
 
 
@@ -421,15 +421,15 @@ def test_calibration_residuals_recompute(calibration: tk.Calibration) -> None:
 # Leave-one-hardware-out median absolute error of throughput per GPU at matched interactivity,
 # over the bundled measured points the calibration uses (measured-frontier rule, excluded
 # sources), as achieved when this test was written (see benchmarks/validate_roofline.py). A change
-# that makes the projection worse fails here. (157 points: the 86 InferenceX, vendor and LMSYS
-# points and 71 MLPerf v5.1/v6.0 points, each read at its run's median TPOT; before the MLPerf
-# Llama 2 70B, Llama 3.1 8B, DeepSeek-R1 and gpt-oss-120b results had sequence lengths, 103
-# points gave 0.242, and 0.329 with each family held out; the single roofline with one HBM rate
-# for weights and KV cache gives 0.278 and 0.361 on the 157.)
-PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.211
+# that makes the projection worse fails here. (269 points: 198 InferenceX, vendor and LMSYS points
+# of seven model families and 71 MLPerf v5.1/v6.0 points, each read at its run's median TPOT. The
+# 157 of them that calibrated before the MiniMax-M2.5, GLM-5, Kimi-K2.5 and Qwen3.5 posts give
+# 0.214 and 0.252 with each family held out; the single roofline with one HBM rate for weights and
+# KV cache gave 0.278 and 0.361 on those.)
+PINNED_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.248
 PINNED_TOLERANCE = 0.05
 # The same, each model family held out in turn.
-PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.250
+PINNED_FAMILY_HOLDOUT_MEDIAN_ABS_ERROR_FRAC = 0.261
 
 
 @pytest.mark.slow

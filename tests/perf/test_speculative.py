@@ -69,6 +69,14 @@ def test_v4_settings_reproduce_the_published_acceptance_lengths() -> None:
     assert rate_for_length(1, 1.79) == pytest.approx(0.79)
 
 
+def test_qwen35_settings_reproduce_the_published_acceptance_lengths() -> None:
+    # InferenceX golden acceptance lengths of Qwen3.5-397B MTP (SPEED-Bench coding, thinking on)
+    published = {1: 1.93, 2: 2.73, 3: 3.39}
+    got = {s.draft_tokens: ServingConfig(**s.fields()).tokens_per_step
+           for s in speculative_settings("qwen3.5-397b-a17b")}
+    assert got == pytest.approx(published, abs=1e-9)
+
+
 @pytest.mark.parametrize(("draft", "length"), [(1, 1.0), (1, 2.0), (2, 3.5), (0, 1.5)])
 def test_rate_for_length_refuses_impossible_lengths(draft: int, length: float) -> None:
     with pytest.raises(ValueError, match="accepted_length"):

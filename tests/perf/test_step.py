@@ -144,3 +144,21 @@ def test_stacked_sweeps_equal_each_sweep_alone() -> None:
             np.testing.assert_allclose(getattr(together, name), getattr(one_by_one, name), rtol=1e-13, err_msg=name)
     with pytest.raises(ValueError, match="one model and hardware"):
         _work_many([setups[0], _resolve("deepseek-r1", "b200", cfgs[0], None)], grids[:2], 8192.0, 1024.0)
+
+
+def test_linear_attention_state_is_read_rewritten_and_held_per_sequence() -> None:
+    # Qwen3.5-397B, TP8, FP8 KV: the 15 gated-attention layers' cache (2 KV heads x 512 x 1 B per
+    # token and layer) splits over min(8, 2) = 2 ranks; the 45 Gated DeltaNet layers' state
+    # (192,061,440 B per sequence, tests/memory/test_kv_cache.py) over min(8, 16 key heads) = 8.
+    # A decode step at context ISL + OSL / 2 = 1,536 reads the KV once and reads and rewrites
+    # the state; capacity holds the KV of a full 2,048-token context plus the state.
+    name, hw = "qwen3.5-397b-a17b", "b300"
+    cfg = ServingConfig(tp=8, ep=8, weight_precision="fp8", kv_precision="fp8")
+    f = RooflineFactors.ideal()
+    state = 192_061_440 / 8
+    kv_step = 15 * 2 * 512 * 1536 / 2
+    got = roofline_points(name, hw, [32.0], isl_tokens=1024, osl_tokens=1024, config=cfg, factors=f)
+    assert float(got["kv_bytes_per_gpu"].iloc[0]) == pytest.approx(32 * (kv_step + 2 * state), rel=1e-12)
+    per_seq = 15 * 2 * 512 * 2048 / 2 + state
+    free = tk.hardware(hw).hbm_capacity_bytes * f.usable_hbm_frac - step.weight_bytes_per_gpu(name, hw, config=cfg)
+    assert max_concurrency(name, hw, isl_tokens=1024, osl_tokens=1024, config=cfg, factors=f) == int(free // per_seq)

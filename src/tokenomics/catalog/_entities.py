@@ -357,6 +357,14 @@ class Model(CatalogEntry):
     linear_attention_layers : int or None
         Layers with linear attention (Gated DeltaNet, Kimi Delta Attention): a fixed-size state,
         no per-token KV cache.
+    linear_key_heads, linear_value_heads : int or None
+        Query/key and value heads of one linear-attention layer; each value head keeps a
+        ``linear_key_head_dim x linear_value_head_dim`` recurrent state per sequence.
+    linear_key_head_dim, linear_value_head_dim : int or None
+        Key and value head widths of the linear-attention layers.
+    linear_conv_kernel : int or None
+        Width of the short causal convolution over q, k and v [tokens]: a state of
+        ``linear_conv_kernel - 1`` tokens per sequence.
     csa_layers, hca_layers : int or None
         DeepSeek-V4 compressed-attention layers (``attention_type == "csa"``): one KV row per
         ``csa_compress_ratio`` / ``hca_compress_ratio`` tokens, plus the sliding window.
@@ -405,6 +413,11 @@ class Model(CatalogEntry):
     vocab_size: int
     max_context_tokens: int
     linear_attention_layers: int | None = None
+    linear_key_heads: int | None = None
+    linear_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel: int | None = None
     csa_layers: int | None = None
     csa_compress_ratio: int | None = None
     hca_layers: int | None = None

@@ -10,7 +10,8 @@ The formulas (per layer, per token):
   (656 bytes for DeepSeek-V3).
 * Sliding-window layers hold at most ``sliding_window_tokens`` tokens per sequence.
 * Linear-attention layers (``linear_attention_layers``: Gated DeltaNet, Kimi Delta Attention) keep
-  a fixed-size recurrent state and no per-token cache; they are not counted.
+  a fixed-size recurrent state and no per-token cache; they are not counted here. Their state per
+  sequence is :func:`linear_state_bytes_per_sequence`.
 * DeepSeek-V4 compressed attention (``attention_type == "csa"``): one entry of ``head_dim`` values
   per KV head serves as both K and V; CSA and HCA layers store one row per ``csa_compress_ratio`` /
   ``hca_compress_ratio`` tokens plus the raw ``sliding_window_tokens`` window (DeepSeek-V4 model
@@ -34,6 +35,12 @@ _MLA_FP8_SCALE_GROUP = 128
 20250929-hopper-fp8-sparse-deep-dive.md, 2025-09-29)."""
 _FP32_BYTES = 4.0
 _BF16_BYTES = 2.0
+LINEAR_STATE_BYTES: float = _FP32_BYTES
+"""Bytes per element of a linear-attention layer's recurrent state: FP32, the ``mamba_ssm_dtype``
+of the Qwen3.5 checkpoints (huggingface.co/Qwen/Qwen3.5-397B-A17B config.json), which SGLang and
+vLLM adopt unless told otherwise (SGLang ``--mamba-ssm-dtype``)."""
+LINEAR_CONV_STATE_BYTES: float = _BF16_BYTES
+"""Bytes per element of the short-convolution state: the activation precision (BF16)."""
 
 
 def _model(model: Model | str) -> Model:
@@ -264,3 +271,51 @@ def kv_cache_bytes_per_token(
     if isinstance(context_tokens, pd.Series):
         return (total / context_tokens.astype(float)).rename("kv_cache_bytes_per_token")
     return total / np.asarray(context_tokens, dtype=float) if np.ndim(total) else total / float(context_tokens)
+
+
+def linear_state_bytes_per_sequence(model: Model | str) -> float:
+    """Return the recurrent state one sequence keeps in the linear-attention layers.
+
+    Formula, summed over ``linear_attention_layers``: ``value_heads x key_head_dim x
+    value_head_dim x 4 B`` (the FP32 recurrent state, :data:`LINEAR_STATE_BYTES`) plus
+    ``(conv_kernel - 1) x (2 x key_heads x key_head_dim + value_heads x value_head_dim) x 2 B``
+    (the convolution's last tokens of q, k and v). The state does not grow with the context; a
+    decode step reads and rewrites it.
+
+    Parameters
+    ----------
+    model : Model or str
+        Catalog model or its name.
+
+    Returns
+    -------
+    float
+        State bytes per sequence [bytes]; 0 for a model without linear-attention layers.
+
+    Raises
+    ------
+    KeyError
+        For an unknown model.
+    ValueError
+        If the model has linear-attention layers but not their head counts and widths.
+
+    Examples
+    --------
+    >>> round(linear_state_bytes_per_sequence("qwen3.5-397b-a17b") / 1e6, 1)  # 45 x (4.19 + 0.07) MB
+    192.1
+    """
+    m = _model(model)
+    layers = m.linear_attention_layers or 0
+    if not layers:
+        return 0.0
+    widths = {"linear_key_heads": m.linear_key_heads, "linear_value_heads": m.linear_value_heads,
+              "linear_key_head_dim": m.linear_key_head_dim, "linear_value_head_dim": m.linear_value_head_dim,
+              "linear_conv_kernel": m.linear_conv_kernel}
+    missing = [k for k, v in widths.items() if not v]
+    if missing:
+        raise ValueError(f"{m.model_id}: {layers} linear-attention layers need {', '.join(missing)}")
+    kh, vh = float(m.linear_key_heads or 0), float(m.linear_value_heads or 0)
+    dk, dv = float(m.linear_key_head_dim or 0), float(m.linear_value_head_dim or 0)
+    recurrent = vh * dk * dv * LINEAR_STATE_BYTES
+    conv = (float(m.linear_conv_kernel or 0) - 1.0) * (2.0 * kh * dk + vh * dv) * LINEAR_CONV_STATE_BYTES
+    return float(layers * (recurrent + conv))

@@ -58,6 +58,8 @@ class Arch:
     """The same for the sliding-window layers."""
     window_tokens: float
     """Sliding-window length [tokens] (0 when there are no window layers)."""
+    linear_attn_flop_per_token: float = 0.0
+    """Linear-attention FLOP per token, summed over those layers (independent of the context)."""
 
     @property
     def routed_params(self) -> float:
@@ -188,7 +190,9 @@ def _derive(m: Model) -> Arch:
     else:
         always = float(n_dense * swiglu * (m.dense_ffn_size or 0)) + shared + lm_head
     window_layers = int(m.sliding_window_layers or 0)
-    full_layers = m.layers - window_layers
+    linear_layers = int(m.linear_attention_layers or 0)
+    # linear-attention layers attend through their recurrent state, not over the context
+    full_layers = m.layers - window_layers - linear_layers
     dec = _attn_flop_per_pair(m, decode=True)
     pre = _attn_flop_per_pair(m, decode=False)
     return Arch(
@@ -208,4 +212,16 @@ def _derive(m: Model) -> Arch:
         prefill_attn_flop_per_pair=pre * full_layers,
         window_prefill_attn_flop_per_pair=pre * window_layers,
         window_tokens=float(m.sliding_window_tokens or 0) if window_layers else 0.0,
+        linear_attn_flop_per_token=_linear_attn_flop_per_token(m) * linear_layers,
     )
+
+
+def _linear_attn_flop_per_token(m: Model) -> float:
+    """Recurrent-state FLOP per token of one linear-attention layer.
+
+    Gated DeltaNet per value head: the state's read-out of the key, the rank-one delta update
+    and the query's read-out, three ``key_dim x value_dim`` matrix-vector products of 2 FLOP
+    per element: ``6 x value_heads x key_dim x value_dim``. Zero where the widths are unknown.
+    """
+    dk, dv, vh = m.linear_key_head_dim, m.linear_value_head_dim, m.linear_value_heads
+    return 6.0 * vh * dk * dv if dk and dv and vh else 0.0

@@ -51,7 +51,7 @@ from tokenomics.catalog import Hardware, Model
 from tokenomics.cost.tco import tco as tco_of
 from tokenomics.curves.frontier import pareto_frontier
 from tokenomics.economics import cost_per_mtok
-from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, linear_state_bytes_per_sequence
 from tokenomics.perf.calibrate import bundled_calibration, frontier_configs
 from tokenomics.perf.configs import (
     DEFAULT_CONCURRENCY,
@@ -118,6 +118,11 @@ DISAGG_COLUMNS: tuple[str, ...] = (
 IDENTITY_COLUMNS: tuple[str, ...] = ("model_id", "isl_tokens", "osl_tokens")
 """Columns that say what plan points were computed for (:func:`tokenomics.evaluate_plan` checks them);
 :func:`plan_points` and :func:`closed_loop_points` append them, curve rows have them in the schema."""
+
+
+def _handover_bytes(m: Model, isl: float, kv_precision: str) -> float:
+    """Bytes a prefill hands to decode per request: the prompt's KV cache and any linear-attention state."""
+    return float(kv_cache_bytes_per_sequence(m, isl, kv_precision)) + linear_state_bytes_per_sequence(m)
 
 
 def _as_model(model: Model | str) -> Model:
@@ -618,7 +623,7 @@ def _plan_frame(m: Model, plan: ServingPlan, batch: np.ndarray, isl: float, osl:
     # decode: pure decode steps of one replica
     dec = _points(_resolve(m, hw_d, cfg_d, f_d), batch, isl, osl, check_capacity)
     n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
-    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+    kv = _handover_bytes(m, isl, cfg_d.kv_precision)
     fixed = plan.prefill.num_gpus
     v = _plan_core(hw_p, hw_d, n_p, fixed, eff, u_max, prefill, isl, osl, batch,
                    np.asarray(dec["requests_per_s"], dtype=float), np.asarray(dec["tpot_s"], dtype=float),
@@ -779,7 +784,7 @@ def closed_loop_points(
     n_pre, n_dec = int(plan.prefill.num_gpus or 0), int(plan.decode.num_gpus or 0)
     k_p, k_d = n_pre / n_p, n_dec / n_d
     g, t_p = _prefill_work(m, hw_p, cfg_p, isl, 0.0, f_p)
-    kv = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+    kv = _handover_bytes(m, isl, cfg_d.kv_precision)
     link = min(n_p * _scaleout_bytes_per_s(hw_p, "prefill"), n_d * _scaleout_bytes_per_s(hw_d, "decode"))
     t_kv = kv / (link * plan.kv_transfer_eff_frac)
     b_cap = float(max_concurrency(m, hw_d, isl_tokens=isl, osl_tokens=osl, config=cfg_d, factors=f_d))
@@ -1242,7 +1247,7 @@ def _disagg_rows(
         else:
             grid = explicit
         if cfg_d.kv_precision not in kv_by_precision:
-            kv_by_precision[cfg_d.kv_precision] = float(kv_cache_bytes_per_sequence(m, isl, cfg_d.kv_precision))
+            kv_by_precision[cfg_d.kv_precision] = _handover_bytes(m, isl, cfg_d.kv_precision)
         n_dec = plan.decode.num_gpus or _default_decode_gpus(hw_d, cfg_d)
         entries.append(("ok", cfg, cfg_d, s, b_max, grid, n_dec, kv_by_precision[cfg_d.kv_precision],
                         plan.kv_handover_latency_s))

@@ -136,7 +136,24 @@ _DEEPSEEK_V4_SETTINGS: tuple[SpeculativeSetting, ...] = tuple(
     for n, length in ((1, 1.79), (2, 2.27), (3, 2.49))
 )
 
-SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = _DEEPSEEK_SETTINGS + _DEEPSEEK_V4_SETTINGS
+_QWEN35_SETTINGS: tuple[SpeculativeSetting, ...] = tuple(
+    SpeculativeSetting(
+        model_ids=("qwen3.5-397b-a17b",),
+        method="mtp",
+        draft_tokens=n,
+        acceptance_frac=rate_for_length(n, length),
+        source=(
+            "SemiAnalysisAI/InferenceX golden_al_distribution/qwen3.5_mtp.yaml (commit ab51b0612d3a, 2026-06-26): "
+            "mean acceptance length on the SPEED-Bench coding category, thinking on, Qwen3.5-397B-A17B NVFP4 "
+            "MTP on B300 with vLLM"
+        ),
+        note=f"mean acceptance length {length} at {n} draft token{'s' if n > 1 else ''}; the per-token rate is "
+        f"solved from it, so tokens per step equal the published length",
+    )
+    for n, length in ((1, 1.93), (2, 2.73), (3, 3.39))
+)
+
+SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = _DEEPSEEK_SETTINGS + _DEEPSEEK_V4_SETTINGS + _QWEN35_SETTINGS
 """Published settings, one row per (model family, draft tokens)."""
 
 

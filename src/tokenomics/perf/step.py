@@ -95,7 +95,11 @@ from scipy.stats import norm
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
-from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_sequence_bytes
+from tokenomics.memory.kv_cache import (
+    kv_cache_bytes_per_sequence,
+    kv_sequence_bytes,
+    linear_state_bytes_per_sequence,
+)
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
 from tokenomics.perf.operators import (
@@ -352,6 +356,13 @@ def _kv_divisor(s: _Setup) -> float:
     return float(groups * min(g, kv_heads))
 
 
+def _state_divisor(s: _Setup) -> float:
+    """Ranks over which one sequence's linear-attention state is split (per pipeline stage)."""
+    # the state is per head: split over the heads of an attention group, not replicated
+    tp, g = s.cfg.tp, s.cfg.attention_group
+    return float(tp // g * min(g, s.model.linear_key_heads or 1))
+
+
 def _comm_coefs(s: _Setup, measured: bool) -> tuple[float, float, float, float]:
     """Communication of one pipeline stage, per token of the step.
 
@@ -418,7 +429,8 @@ def _comm_coefs(s: _Setup, measured: bool) -> tuple[float, float, float, float]:
 
 def _attn_flop_per_token(a: Arch, context: Any) -> Any:
     window = np.minimum(context, a.window_tokens) if a.window_tokens else 0.0
-    return a.decode_attn_flop_per_ctx_token * context + a.window_attn_flop_per_ctx_token * window
+    return (a.decode_attn_flop_per_ctx_token * context + a.window_attn_flop_per_ctx_token * window
+            + a.linear_attn_flop_per_token)
 
 
 @functools.cache
@@ -818,6 +830,16 @@ _CONFIG_FIELDS = frozenset({"collectives", "prefill_collectives", "op_comm_laten
 """Fields of :class:`_Work` with one value per setup."""
 
 
+def _state_bytes(setups: list[_Setup], batches: list[np.ndarray], one: bool) -> Any:
+    """Linear-attention state per sequence per GPU of each point (0 without such layers) [bytes]."""
+    state = linear_state_bytes_per_sequence(setups[0].model)
+    if not state:
+        return 0.0
+    if one:
+        return state / _state_divisor(setups[0])
+    return np.repeat([state / _state_divisor(s) for s in setups], [np.size(b) for b in batches])
+
+
 def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl: float,
                cached: Any) -> dict[str, Any]:
     """Evaluate the formulas of :class:`_Work` over every point of setups of one model and hardware.
@@ -868,7 +890,8 @@ def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl:
     attn = tokens * _attn_flop_per_token(a, context) / n
     # prefill of one request: causal attention over ISL (ISL + 1) / 2 pairs, or only the
     # uncached tokens' pairs when a prefix of `cached` tokens hits the prefix cache
-    p_attn = a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
+    p_attn = (a.prefill_attn_flop_per_pair * pairs + a.window_prefill_attn_flop_per_pair * win_pairs
+              + a.linear_attn_flop_per_token * u)
     p_linear = a.linear_flop_per_token * u
     p_tokens = np.atleast_1d(np.asarray(u, dtype=float))
     if not one:
@@ -886,15 +909,17 @@ def _work_core(setups: list[_Setup], batches: list[np.ndarray], isl: float, osl:
     draft_bytes, draft_compute_s = _draft_work(m, a, c_dec, micro, context, kv_seq)
     decode_kv = micro * kv_seq / (c_dec.kv_div * pp)
     heads = 1.0 if m.attention_type == "mla" else float(m.kv_heads or m.attention_heads)
+    # linear-attention layers read and rewrite each sequence's recurrent state once per step
+    state = 2.0 * micro * _state_bytes(setups, batches, one) / pp
     return {
         "batch": flat,
         "weight_bytes": _weight_bytes(a, c_dec, tokens),
-        "decode_kv": decode_kv,
         "prompts": prompts,
         "cached_read": cached_read,
         # decode attention below its large-batch KV-read rate, at KV streams per GPU: sequences
         # of one attention group times, except for MLA, the KV heads each GPU holds
         "kv_read_extra_bytes": decode_kv * (1.0 / s0.kv_read(micro * heads / c_dec.kv_div, context) - 1.0),
+        "decode_kv": decode_kv + state,
         "flop": linear + attn,
         "linear_compute_s": linear / c_dec.peak_linear,
         "attn_compute_s": attn / c_dec.peak_attn,
@@ -1294,7 +1319,9 @@ def max_concurrency(
     """Return the most sequences a replica can hold: weights + KV cache within usable HBM.
 
     ``B_max = floor((HBM x usable_hbm_frac - weights per GPU) / KV per sequence per GPU)`` with
-    the KV cache of a full ``ISL + OSL`` context.
+    the KV cache of a full ``ISL + OSL`` context plus, for hybrid models, the linear-attention
+    state (:func:`~tokenomics.memory.kv_cache.linear_state_bytes_per_sequence`), split over the
+    attention group's heads.
 
     Parameters
     ----------
@@ -1340,7 +1367,8 @@ def _capacity(s: _Setup, isl: float, osl: float) -> int:
             f"{s.f.usable_hbm_frac}); use more tensor/pipeline parallelism or narrower weights"
         )
     kv_seq = float(kv_sequence_bytes(s.model, np.asarray(float(isl + osl)), s.kv_precision))
-    per_seq = kv_seq / (_kv_divisor(s) * s.cfg.pp)
+    state = linear_state_bytes_per_sequence(s.model) / _state_divisor(s)
+    per_seq = (kv_seq / _kv_divisor(s) + state) / s.cfg.pp
     return int(np.floor((usable - weights) / per_seq))
 
 
