@@ -32,7 +32,13 @@ from tokenomics.perf import calibrate
 SYSTEMS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm",
            "gb200-nvl72": "gb200", "gb300-nvl72": "gb300"}
 MODELS = {"deepseek-r1": "deepseek-ai/DeepSeek-R1", "gpt-oss-120b": "openai/gpt-oss-120b",
-          "llama-3.3-70b": "meta-llama/Meta-Llama-3.1-70B"}
+          "llama-3.3-70b": "meta-llama/Meta-Llama-3.1-70B", "minimax-m2.5": "MiniMaxAI/MiniMax-M2.5",
+          "kimi-k2.5": "moonshotai/Kimi-K2.5", "glm-5": "zai-org/GLM-5-FP8",
+          "qwen3.5-397b-a17b": "Qwen/Qwen3.5-397B-A17B"}
+BF16_CHECKPOINTS = ("qwen3.5-397b-a17b",)
+"""Models whose named checkpoint is BF16: an FP8 point is estimated with block-scaled FP8 GEMMs."""
+MXFP4_CHECKPOINTS = ("gpt-oss-120b",)
+"""Models whose named checkpoint is already FP4 (MXFP4): AIConfigurator infers its kernels."""
 BACKENDS = {"trt": "trtllm", "sglang": "sglang", "vllm": "vllm"}
 
 
@@ -47,19 +53,27 @@ def _estimate(exe: str, point: pd.Series, measured: pd.Series) -> tuple[float, f
     replicas = max(int(measured["num_gpus"]) // tp, 1) if pd.notna(measured["num_gpus"]) else 1
     conc = float(point["concurrency"]) / replicas
     dpa = bool(measured["dp_attention"]) if pd.notna(measured["dp_attention"]) else False
-    args = [exe, "cli", "estimate", "--model-path", MODELS[point["model_id"]],
+    args: list[str] = [exe, "cli", "estimate", "--model-path", MODELS[point["model_id"]],
             "--system", SYSTEMS[point["hardware_id"]], "--backend", BACKENDS[str(point["framework"])],
             "--isl", str(int(measured["isl_tokens"])), "--osl", str(int(measured["osl_tokens"])),
             "--estimate-mode", "agg", "--no-color"]
-    if dpa:
-        args += ["--tp-size", "1", "--attention-dp-size", str(tp), "--moe-tp-size", "1", "--moe-ep-size", str(tp),
-                 "--batch-size", str(max(round(conc / tp), 1))]
-    else:
-        args += ["--tp-size", str(tp), "--attention-dp-size", "1", "--moe-tp-size", str(tp // ep),
-                 "--moe-ep-size", str(ep), "--batch-size", str(max(round(conc), 1))]
-    if point["model_id"] == "deepseek-r1" and str(measured["precision"]).lower() == "fp4":
+    prec = str(measured["precision"]).lower()
+    if prec == "fp4" and point["model_id"] not in MXFP4_CHECKPOINTS:
         args += ["--moe-quant-mode", "nvfp4", "--kvcache-quant-mode", "fp8"]
-    run = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+    elif prec == "fp8" and point["model_id"] in BF16_CHECKPOINTS:
+        args += ["--gemm-quant-mode", "fp8_block", "--moe-quant-mode", "fp8_block", "--kvcache-quant-mode", "fp8"]
+    if dpa:
+        layouts = [["--tp-size", "1", "--attention-dp-size", str(tp), "--moe-tp-size", "1", "--moe-ep-size", str(tp),
+                    "--batch-size", str(max(round(conc / tp), 1))]]
+    else:
+        layout = ["--tp-size", str(tp), "--attention-dp-size", "1", "--batch-size", str(max(round(conc), 1))]
+        layouts = [[*layout, "--moe-tp-size", str(tp // ep), "--moe-ep-size", str(ep)]]
+        if ep == 1 and tp > 1:  # block-quantised experts that TP cannot split evenly: expert-parallel instead
+            layouts.append([*layout, "--moe-tp-size", "1", "--moe-ep-size", str(tp)])
+    for extra in layouts:
+        run = subprocess.run(args + extra, capture_output=True, text=True, timeout=300, check=False)
+        if "Invalid quantized MoE configuration" not in run.stdout + run.stderr:
+            break
     gpu = re.search(r"tokens/s/gpu:\s*([\d,.]+)", run.stdout)
     user = re.search(r"tokens/s/user:\s*([\d,.]+)", run.stdout)
     if run.returncode or gpu is None or user is None:
@@ -108,6 +122,8 @@ def main() -> None:
         return
     aic = float(np.median(np.abs(table["aic_err_pct"])))
     ours = float(np.median(np.abs(table["roofline_err_pct"])))
+    by_model = table.assign(aic=table["aic_err_pct"].abs(), ours=table["roofline_err_pct"].abs()).groupby("model")
+    print(by_model[["aic", "ours"]].median().round(1).assign(points=by_model.size()).to_string())
     print(f"median abs throughput error at matched configuration: aiconfigurator {aic:.1f} %, "
           f"roofline (held out) {ours:.1f} % (n={len(table)})")
 

@@ -15,11 +15,13 @@ Run: python benchmarks/headline_bounds.py
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
 import tokenomics as tk
-from tokenomics.perf import ServingConfig, project_curve, roofline_points
+from tokenomics.perf import ServingConfig, project_curve, roofline_points, speculative_settings
 from tokenomics.perf.calibrate import bundled_calibration
 
 TARGETS = (20.0, 35.0, 50.0, 75.0, 100.0)
@@ -80,10 +82,20 @@ def main() -> None:
 
 
 def _step_bound(model: str, hw: str, isl: float, osl: float, p: pd.Series) -> str:
+    label = str(p["parallelism"])
+    extra: dict[str, object] = {}
+    if (atp := re.search(r"-atp(\d+)", label)) is not None:
+        extra["attention_tp"] = int(atp.group(1))
+    if (mtp := re.search(r"-mtp(\d+)", label)) is not None:
+        n = int(mtp.group(1))
+        extra.update(mtp_draft_tokens=n, mtp_acceptance_frac=next(
+            st.acceptance_frac for st in speculative_settings(model) if st.draft_tokens == n))
     cfg = ServingConfig(
         tp=int(p["tp"]), ep=int(p["ep"]), pp=int(p["pp"]), dp_attention=bool(p["dp_attention"]),
-        **_precisions(str(p["config"])),
+        **_precisions(str(p["config"])), **extra,
     )
+    if cfg.label != label:  # the step below must be the projected point's own configuration
+        raise ValueError(f"rebuilt configuration {cfg.label!r} differs from the projected {label!r}")
     r = roofline_points(model, hw, [float(p["concurrency"])], isl_tokens=isl, osl_tokens=osl, config=cfg,
                         factors=bundled_calibration().factors_for(hw), check_capacity=False).iloc[0]
     row = pd.Series({"compute_s": r["compute_time_s"], "memory_s": r["memory_time_s"], "comm_s": r["comm_time_s"],
