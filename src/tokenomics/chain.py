@@ -788,17 +788,20 @@ def check_interactivity_plausible(interactivity_tok_per_s_per_user: float) -> No
     ------
     ValueError
         Outside ``catalog.parameter_spec("curve", "interactivity_tok_per_s_per_user")``'s range
-        ([1, 10,000] tok/s/user), with the seconds-per-token hint.
+        ([1, 10,000] tok/s/user), with the hint of a TPOT typed in seconds (below the range) or in
+        milliseconds or microseconds (above it).
     """
     spec = catalog.parameter_spec("curve", "interactivity_tok_per_s_per_user")
     x = float(interactivity_tok_per_s_per_user)
     low = spec.min_value if spec.min_value is not None else 0.0
     high = spec.max_value if spec.max_value is not None else math.inf
     if not low <= x <= high:
+        # above the range a TPOT typed in milliseconds or microseconds, below it one in seconds
+        hint = (f"a TPOT of {x:g} ms per token is {1e3 / x:g} tok/s/user, of {x:g} us {1e6 / x:g}" if x > high
+                else f"a TPOT of {x:g} s per token is {1.0 / x:g} tok/s/user")
         raise ValueError(
             f"interactivity_tok_per_s_per_user={x:g} tok/s/user is outside the plausible range "
-            f"[{low:g}, {high:g}] tok/s/user: interactivity is tokens per second per user (1 / TPOT); "
-            f"a TPOT of {x:g} s per token is {1.0 / x:g} tok/s/user"
+            f"[{low:g}, {high:g}] tok/s/user: interactivity is tokens per second per user (1 / TPOT); {hint}"
         )
 
 

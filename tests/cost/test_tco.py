@@ -314,7 +314,9 @@ def test_the_basis_follows_the_arguments_and_contradictions_are_refused():
     # inputs the chosen basis would ignore are errors naming them
     with pytest.raises(ValueError, match="profile='neocloud'"):
         tk.tco("gb200", "neocloud", basis="published")
-    with pytest.raises(ValueError, match="profile='hyperscaler'"):
+    with pytest.raises(ValueError, match=r"profile='hyperscaler' \(itemised TCO\) contradicts vintage='2026-09'"):
         tk.tco("gb200", "hyperscaler", vintage="2026-09")
+    with pytest.raises(ValueError, match=re.escape("vintage='2026-09' and tier='rental' (published TCO): give one")):
+        tk.tco("gb200", "neocloud", vintage="2026-09", tier="rental")
     with pytest.raises(ValueError, match="tier='rental' selects a published figure"):
         tk.tco("gb200", basis="itemised", tier="rental")

@@ -149,6 +149,10 @@ def test_an_interactivity_that_is_a_tpot_is_refused() -> None:
     with pytest.raises(ValueError, match=r"interactivity_tok_per_s_per_user=0.02 tok/s/user is outside the plausible "
                                          r"range \[1, 10000\].*a TPOT of 0.02 s per token is 50 tok/s/user"):
         tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=0.02)
+    # 20,000 read as a TPOT in ms is 1,000 / 20,000 = 0.05 tok/s/user, in us 1e6 / 20,000 = 50
+    with pytest.raises(ValueError, match=r"range \[1, 10000\].*a TPOT of 20000 ms per token is 0.05 tok/s/user, "
+                                         r"of 20000 us 50"):
+        tk.evaluate("deepseek-r1", "gb200", interactivity_tok_per_s_per_user=20000)
 
 
 def test_a_cached_input_price_above_the_input_price_is_refused() -> None:

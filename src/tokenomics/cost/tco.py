@@ -472,8 +472,9 @@ def tco(
     TypeError
         ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
     ValueError
-        A basis contradicted by the other arguments (``profile`` with ``basis="published"``,
-        ``vintage`` or ``tier`` with ``basis="itemised"``), an override outside its range
+        A basis contradicted by the other arguments (``profile`` with ``basis="published"`` or
+        with a ``vintage`` or ``tier``, ``vintage`` or ``tier`` with ``basis="itemised"``), an
+        override outside its range
         (percent hint for fractions) or outside the catalog
         vocabulary's plausible range (``catalog.parameter_spec``: economic life 0.5-30 years,
         capex 0 or 100-2e6 USD per accelerator, rental markup <= 5; unit slips such as months or
@@ -501,6 +502,9 @@ def tco(
     _validate_overrides(overrides)
     n_sys = int(overrides.get("accelerators_per_system", hw.accelerators_per_system))
     named = [f"{k}={v!r}" for k, v in (("vintage", vintage), ("tier", tier)) if v is not None]
+    if basis is None and named and profile is not None:
+        raise ValueError(f"profile={profile!r} (itemised TCO) contradicts {' and '.join(named)} (published TCO): "
+                         "give one basis")
     if basis is None:
         basis = "published" if named else "itemised"
     if basis == "itemised" and named:
