@@ -13,6 +13,9 @@ from tokenomics.perf import RooflineFactors, ServingConfig, decode_step_time_s, 
 MODELS = ["llama-3.3-70b", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b"]
 HARDWARE = ["h100", "h200", "b200", "gb200-nvl72", "mi355x", "tpu-v7"]
 FACTORS = RooflineFactors()
+STEP_CASE = {"model": st.sampled_from(MODELS), "hw": st.sampled_from(HARDWARE), "tp": st.sampled_from([4, 8]),
+             "dpa": st.booleans(), "batch": strat.batch_sizes}
+"""Strategies of one decode step: model, hardware, TP, DP-attention, batch [sequences]."""
 
 
 def _config(model: str, tp: int, dpa: bool) -> ServingConfig:
@@ -29,11 +32,7 @@ def _step_8k_1k(model: str, hw: str, tp: int, dpa: bool, batch: float, factors: 
 
 @settings(max_examples=strat.examples(40), deadline=None)
 @given(
-    model=st.sampled_from(MODELS),
-    hw=st.sampled_from(HARDWARE),
-    tp=st.sampled_from([4, 8]),
-    dpa=st.booleans(),
-    batch=strat.batch_sizes,
+    **STEP_CASE,
     sequential=st.booleans(),
 )
 def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, dpa: bool, batch: float,
@@ -46,11 +45,7 @@ def test_attention_bounded_apart_is_never_faster(model: str, hw: str, tp: int, d
 
 @settings(max_examples=strat.examples(40), deadline=None)
 @given(
-    model=st.sampled_from(MODELS),
-    hw=st.sampled_from(HARDWARE),
-    tp=st.sampled_from([4, 8]),
-    dpa=st.booleans(),
-    batch=strat.batch_sizes,
+    **STEP_CASE,
     kv_eff=st.floats(0.05, 1.0),
     split=st.booleans(),
 )
@@ -63,11 +58,7 @@ def test_slower_kv_reads_are_never_faster(model: str, hw: str, tp: int, dpa: boo
 
 @settings(max_examples=strat.examples(40), deadline=None)
 @given(
-    model=st.sampled_from(MODELS),
-    hw=st.sampled_from(HARDWARE),
-    tp=st.sampled_from([4, 8]),
-    dpa=st.booleans(),
-    batch=strat.batch_sizes,
+    **STEP_CASE,
     scale=strat.growth_factors,
 )
 def test_more_bandwidth_is_never_slower(model: str, hw: str, tp: int, dpa: bool, batch: float, scale: float) -> None:

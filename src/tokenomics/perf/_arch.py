@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tokenomics.catalog import Model
+from tokenomics.memory.kv_cache import linear_state_bytes_per_sequence
 
 _BILLION = 1e9
 
@@ -60,6 +61,9 @@ class Arch:
     """Sliding-window length [tokens] (0 when there are no window layers)."""
     linear_attn_flop_per_token: float = 0.0
     """Linear-attention FLOP per token, summed over those layers (independent of the context)."""
+    linear_state_bytes: float = 0.0
+    """Linear-attention state of one sequence, all layers
+    (:func:`~tokenomics.memory.kv_cache.linear_state_bytes_per_sequence`) [bytes]."""
 
     @property
     def routed_params(self) -> float:
@@ -213,6 +217,7 @@ def _derive(m: Model) -> Arch:
         window_prefill_attn_flop_per_pair=pre * window_layers,
         window_tokens=float(m.sliding_window_tokens or 0) if window_layers else 0.0,
         linear_attn_flop_per_token=_linear_attn_flop_per_token(m) * linear_layers,
+        linear_state_bytes=linear_state_bytes_per_sequence(m),
     )
 
 
@@ -221,7 +226,7 @@ def _linear_attn_flop_per_token(m: Model) -> float:
 
     Gated DeltaNet per value head: the state's read-out of the key, the rank-one delta update
     and the query's read-out, three ``key_dim x value_dim`` matrix-vector products of 2 FLOP
-    per element: ``6 x value_heads x key_dim x value_dim``. Zero where the widths are unknown.
+    per element: ``6 x value_heads x key_dim x value_dim`` (the widths are checked by
+    :func:`~tokenomics.memory.kv_cache.linear_state_bytes_per_sequence`).
     """
-    dk, dv, vh = m.linear_key_head_dim, m.linear_value_head_dim, m.linear_value_heads
-    return 6.0 * vh * dk * dv if dk and dv and vh else 0.0
+    return 6.0 * (m.linear_value_heads or 0) * (m.linear_key_head_dim or 0) * (m.linear_value_head_dim or 0)

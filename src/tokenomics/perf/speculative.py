@@ -123,34 +123,31 @@ _DEEPSEEK_SETTINGS: tuple[SpeculativeSetting, ...] = (
     ),
 )
 
-_DEEPSEEK_V4_SETTINGS: tuple[SpeculativeSetting, ...] = tuple(
-    SpeculativeSetting(
-        model_ids=("deepseek-v4-pro",),
-        method="mtp",
-        draft_tokens=n,
-        acceptance_frac=rate_for_length(n, length),
-        source=_INFERENCEX_GOLDEN_AL,
-        note=f"mean acceptance length {length} at {n} draft token{'s' if n > 1 else ''}; the per-token rate is "
-        f"solved from it, so tokens per step equal the published length",
+def _from_lengths(model_ids: tuple[str, ...], source: str,
+                  lengths: tuple[tuple[int, float], ...]) -> tuple[SpeculativeSetting, ...]:
+    """MTP settings from published mean acceptance lengths per number of draft tokens."""
+    return tuple(
+        SpeculativeSetting(
+            model_ids=model_ids,
+            method="mtp",
+            draft_tokens=n,
+            acceptance_frac=rate_for_length(n, length),
+            source=source,
+            note=f"mean acceptance length {length} at {n} draft token{'s' if n > 1 else ''}; the per-token "
+            f"rate is solved from it, so tokens per step equal the published length",
+        )
+        for n, length in lengths
     )
-    for n, length in ((1, 1.79), (2, 2.27), (3, 2.49))
-)
 
-_QWEN35_SETTINGS: tuple[SpeculativeSetting, ...] = tuple(
-    SpeculativeSetting(
-        model_ids=("qwen3.5-397b-a17b",),
-        method="mtp",
-        draft_tokens=n,
-        acceptance_frac=rate_for_length(n, length),
-        source=(
-            "SemiAnalysisAI/InferenceX golden_al_distribution/qwen3.5_mtp.yaml (commit ab51b0612d3a, 2026-06-26): "
-            "mean acceptance length on the SPEED-Bench coding category, thinking on, Qwen3.5-397B-A17B NVFP4 "
-            "MTP on B300 with vLLM"
-        ),
-        note=f"mean acceptance length {length} at {n} draft token{'s' if n > 1 else ''}; the per-token rate is "
-        f"solved from it, so tokens per step equal the published length",
-    )
-    for n, length in ((1, 1.93), (2, 2.73), (3, 3.39))
+
+_DEEPSEEK_V4_SETTINGS = _from_lengths(("deepseek-v4-pro",), _INFERENCEX_GOLDEN_AL, ((1, 1.79), (2, 2.27), (3, 2.49)))
+
+_QWEN35_SETTINGS = _from_lengths(
+    ("qwen3.5-397b-a17b",),
+    "SemiAnalysisAI/InferenceX golden_al_distribution/qwen3.5_mtp.yaml (commit ab51b0612d3a, 2026-06-26): "
+    "mean acceptance length on the SPEED-Bench coding category, thinking on, Qwen3.5-397B-A17B NVFP4 "
+    "MTP on B300 with vLLM",
+    ((1, 1.93), (2, 2.73), (3, 3.39)),
 )
 
 SPECULATIVE_SETTINGS: tuple[SpeculativeSetting, ...] = _DEEPSEEK_SETTINGS + _DEEPSEEK_V4_SETTINGS + _QWEN35_SETTINGS

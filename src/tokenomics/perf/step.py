@@ -95,11 +95,7 @@ from scipy.stats import norm
 
 from tokenomics._validate import check_positive
 from tokenomics.catalog import Hardware, Model
-from tokenomics.memory.kv_cache import (
-    kv_cache_bytes_per_sequence,
-    kv_sequence_bytes,
-    linear_state_bytes_per_sequence,
-)
+from tokenomics.memory.kv_cache import kv_cache_bytes_per_sequence, kv_sequence_bytes
 from tokenomics.perf._arch import Arch, arch
 from tokenomics.perf.factors import RooflineFactors, default_factors
 from tokenomics.perf.operators import (
@@ -832,7 +828,7 @@ _CONFIG_FIELDS = frozenset({"collectives", "prefill_collectives", "op_comm_laten
 
 def _state_bytes(setups: list[_Setup], batches: list[np.ndarray], one: bool) -> Any:
     """Linear-attention state per sequence per GPU of each point (0 without such layers) [bytes]."""
-    state = linear_state_bytes_per_sequence(setups[0].model)
+    state = setups[0].a.linear_state_bytes
     if not state:
         return 0.0
     if one:
@@ -1367,7 +1363,7 @@ def _capacity(s: _Setup, isl: float, osl: float) -> int:
             f"{s.f.usable_hbm_frac}); use more tensor/pipeline parallelism or narrower weights"
         )
     kv_seq = float(kv_sequence_bytes(s.model, np.asarray(float(isl + osl)), s.kv_precision))
-    state = linear_state_bytes_per_sequence(s.model) / _state_divisor(s)
+    state = s.a.linear_state_bytes / _state_divisor(s)
     per_seq = (kv_seq / _kv_divisor(s) + state) / s.cfg.pp
     return int(np.floor((usable - weights) / per_seq))
 
