@@ -50,6 +50,7 @@ DATASET_MEAN_ISL_TOKENS = {
     "llama-3.1-8b": 870.73,     # llama3-1-8b-datacenter.csv, 13,368 CNN/DailyMail samples
     "deepseek-r1": 803.79,      # deepseek-r1.csv, 4,388 samples
     "gpt-oss-120b": 5010.64,    # datasets/summaries/gpt-oss.csv, 6,396 performance samples
+    "mixtral-8x7b": 427.39,     # mixtral-8x7b.csv, 15,000 OpenOrca, GSM8K and MBXP samples
 }
 """Mean ISL per MLPerf benchmark [tokens]; the OSL is the median over the rounds' Server and
 Interactive runs of LoadGen's output tokens per sample (their generated lengths)."""

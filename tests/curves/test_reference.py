@@ -310,8 +310,10 @@ def test_anchored_hits_meet_the_measured_ones_at_the_measured_end(mode: str):
     else:
         lower = tk.evaluate("deepseek-r1", "b200", workload=wl, kv_offload=below["anchor_kv_offload"],
                             interactivity_tok_per_s_per_user=lo * 0.99).iloc[0]
-        assert below["realized_cache_hit_frac"] == pytest.approx(lower["realized_cache_hit_frac"], rel=1e-9)
         assert below["throughput_tok_per_s_per_gpu"] == pytest.approx(lower["throughput_tok_per_s_per_gpu"], rel=1e-9)
+        # hits are read linearly between each mode's own rows, which sit at different
+        # interactivities: equal to within that interpolation
+        assert below["realized_cache_hit_frac"] == pytest.approx(lower["realized_cache_hit_frac"], abs=0.01)
 
 
 @pytest.mark.parametrize("mode", ["none", "dram", "ssd"])

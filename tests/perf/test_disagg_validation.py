@@ -10,12 +10,12 @@ import pytest
 from tests._benchmarks import load_benchmark
 
 # Median |projected / measured - 1| of the bundled InferenceX disaggregated points at their
-# recorded recipes, as achieved with the calibration of 271 measured points (21 points). A change
+# recorded recipes, as achieved with the calibration of 278 measured points (21 points). A change
 # that makes the projection worse than this by more than the tolerance fails here. (The calibration
-# of 157 points gave 0.158, of 269 points 0.198: each refit moves single points by up to 0.22 (the
+# of 157 points gave 0.158, of 269 points 0.198, of 271 0.231: each refit moves single points by up to 0.22 (the
 # GB200 1k/1k MTP envelope 0.12 -> 0.28, the B200 one 0.08 -> 0.30) and the median of 21 sits where
 # the errors are sparse.)
-PINNED_MEDIAN_ABS_ERROR_FRAC = 0.231
+PINNED_MEDIAN_ABS_ERROR_FRAC = 0.243
 PINNED_TOLERANCE = 0.05
 
 

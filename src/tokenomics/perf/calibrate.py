@@ -959,6 +959,7 @@ MODEL_FAMILIES: dict[str, str] = {
     "llama": "llama",
     "glm": "glm",
     "minimax": "minimax",
+    "mixtral": "mixtral",
 }
 """Model-id prefix -> model family for leave-one-model-family-out validation (a family shares an
 architecture lineage: DeepSeek-V3/R1 and Kimi K2 are both MLA MoEs but are trained and served
