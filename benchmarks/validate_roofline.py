@@ -17,7 +17,9 @@ matched-interactivity comparison near a curve's vertical end magnifies a small l
 whether the stored calibration (``data/roofline/calibrated_factors.csv``) matches this fit and
 how long reading it takes against fitting, and the time of a projected curve (20 concurrencies
 x 4 configs; and the default frontier search at best-practice precisions) against the time of
-one decode-step evaluation measured in the same run.
+one decode-step evaluation measured in the same run. As an independent check, the GPUStack burst
+runs (left out of the fit, ``EXCLUDED_SOURCES``: Qwen3-32B and Qwen3-235B-A22B on H100 among
+them) are projected with the fit's factors, per model and hardware.
 
 Leave-one-model-family-out: every model family's points (DeepSeek, gpt-oss, Llama...) are
 predicted by factors fitted without that family. Both are printed per hardware and per family,
@@ -49,9 +51,11 @@ from tokenomics.perf import (
     error_summary,
     load_calibration,
     project_curve,
+    projection_errors,
 )
-from tokenomics.perf.calibrate import calibration_table, model_family
+from tokenomics.perf.calibrate import calibration_points, calibration_table, model_family
 
+INDEPENDENT_SOURCE = "github.com/gpustack/gpustack"
 GOAL_HELDOUT_MEDIAN_FRAC = 0.15
 GOAL_HELDOUT_WORST_FRAC = 0.30
 
@@ -125,6 +129,21 @@ def _median_intervals(holdout: pd.DataFrame) -> dict[str, tuple[float, float]]:
     return out
 
 
+def _independent_check(cal: tk.Calibration) -> None:
+    """Project the GPUStack burst runs (excluded from the fit) with this fit's factors."""
+    points = calibration_points()
+    burst = points[points["source"].astype(str).str.contains(INDEPENDENT_SOURCE, regex=False)]
+    if burst.empty:
+        return
+    res = projection_errors(burst, cal)
+    res["series"] = res["model_id"] + " / " + res["hardware_id"]
+    print(f"Independent check, not in the fit: {len(res)} GPUStack burst runs (vllm bench serve, all "
+          "requests at once; EXCLUDED_SOURCES), projected with this fit's factors:")
+    print(_pct(error_summary(res, by="series")).to_string())
+    signed = res.groupby("series")["error_frac"].median()
+    print("median signed error: " + ", ".join(f"{k} {100 * v:+.0f} %" for k, v in signed.items()) + "\n")
+
+
 def main() -> None:
     pd.set_option("display.width", 200)
     pd.set_option("display.max_colwidth", 120)
@@ -180,6 +199,8 @@ def main() -> None:
     print(f"stored calibration: {'matches this fit' if same else 'STALE, run ' + REGENERATE_COMMAND}; "
           f"reading it takes {1e3 * t_load:.1f} ms = 1/{t_cal / t_load:.0f} of the fit with hold-out "
           f"({t_cal:.1f} s)\n")
+
+    _independent_check(cal)
 
     configs = [ServingConfig(tp=t, ep=t, dp_attention=d, weight_precision="fp4", kv_precision="fp8")
                for t in (8, 16) for d in (False, True)]

@@ -96,7 +96,7 @@ def test_mlperf_runs_read_at_their_median_are_at_least_their_floor() -> None:
     runs = pts[pts["workload"].isin(("mlperf-server", "mlperf-interactive")) & (pts["kind"] == "measured")]
     assert len(runs) > 200
     bench = {"llama-2-70b": "llama2-70b", "llama-3.1-405b": "llama3.1-405b", "llama-3.1-8b": "llama3.1-8b",
-             "deepseek-r1": "deepseek-r1", "gpt-oss-120b": "gpt-oss-120b"}
+             "deepseek-r1": "deepseek-r1", "gpt-oss-120b": "gpt-oss-120b", "mixtral-8x7b": "mixtral-8x7b"}
     for r in runs.itertuples():
         scenario = "Server" if r.workload == "mlperf-server" else "Interactive"
         floor = 1000.0 / MLPERF_LATENCY_LIMITS_MS[(bench[r.model_id], scenario)][1]
@@ -136,3 +136,71 @@ def test_bundled_fit_reads_the_kv_cache_slower_than_the_weights() -> None:
     assert cal.fitted["global"].split_attention
     for scope, f in cal.fitted.items():
         assert 0.3 < f.kv_read_eff_frac < 0.8, scope
+
+
+# --- points of stated parallelism without a stated concurrency; projection without a fit --------
+
+def _burst_point(**over: object) -> pd.DataFrame:
+    row = {"hardware_id": "h100-sxm", "model_id": "qwen3-32b", "model_in_catalog": True, "precision": "bf16",
+           "framework": "vllm", "spec_decoding": "none", "disaggregated": False, "workload": "2000/100",
+           "isl_tokens": 2000.0, "osl_tokens": 100.0, "concurrency": np.nan, "tp": 2.0, "ep": 1.0,
+           "dp_attention": False, "num_gpus": 2.0, "throughput_tok_per_s_per_gpu": 3000.0,
+           "output_throughput_tok_per_s_per_gpu": np.nan, "interactivity_tok_per_s_per_user": 10.0,
+           "e2e_interactivity_tok_per_s_per_user": np.nan, "kind": "measured", "source": "own run",
+           "as_of": "2026-01-01", "note": ""}
+    row.update(over)
+    return pd.DataFrame([row])
+
+
+def test_stated_parallelism_without_concurrency_sweeps_only_that_configuration() -> None:
+    from tokenomics.perf.calibrate import _cases
+
+    stated = _cases(_burst_point())
+    searched = _cases(_burst_point(tp=np.nan))
+    assert [sw.setup.cfg.label for sw in stated[0].sweeps] == ["tp2"]
+    assert stated[0].label["parallelism"] == "tp2"
+    assert stated[0].kind == "frontier"
+    # swept up to its memory capacity, not capped at a concurrency
+    b_max = tk.perf.max_concurrency("qwen3-32b", "h100", isl_tokens=2000.0, osl_tokens=100.0,
+                                    config=stated[0].sweeps[0].setup.cfg)
+    assert stated[0].sweeps[0].work.batch.max() == pytest.approx(b_max)
+    assert len({sw.setup.cfg.label for sw in searched[0].sweeps}) > 1
+
+
+def test_projection_errors_are_projected_over_measured_with_the_given_factors() -> None:
+    from tokenomics.perf import projection_errors
+    from tokenomics.perf.calibrate import Calibration
+
+    cal = tk.perf.load_calibration()
+    point = _burst_point()
+    res = projection_errors(point, cal)
+    assert len(res) == 1
+    row = res.iloc[0]
+    assert row["error_frac"] == pytest.approx(row["projected_tok_per_s_per_gpu"] / 3000.0 - 1.0)
+    assert row["parallelism"] == "tp2"
+    # faster factors project more: the projection follows the calibration it is given
+    fast = {k: f.model_copy(update={"hbm_bandwidth_eff_frac": 1.0, "dense_compute_eff_frac": 1.0,
+                                    "prefill_compute_eff_frac": 1.0}) for k, f in cal.fitted.items()}
+    quick = Calibration(fitted=fast, points=cal.points, residuals=pd.DataFrame(), holdout=None, band=(0.0, 0.0))
+    assert projection_errors(point, quick)["projected_tok_per_s_per_gpu"].iloc[0] > row["projected_tok_per_s_per_gpu"]
+    # the default is the stored calibration
+    assert projection_errors(point)["projected_tok_per_s_per_gpu"].iloc[0] == pytest.approx(
+        row["projected_tok_per_s_per_gpu"])
+
+
+def test_projection_errors_refuse_points_nothing_can_be_projected_for() -> None:
+    from tokenomics.perf import projection_errors
+
+    with pytest.raises(ValueError, match="none of the 1 points is usable"):
+        projection_errors(_burst_point(isl_tokens=np.nan))
+
+
+def test_gpustack_bursts_are_kept_out_of_the_fit_with_their_reason() -> None:
+    from tokenomics.perf.calibrate import EXCLUDED_SOURCES
+
+    reason = dict(EXCLUDED_SOURCES)["github.com/gpustack/gpustack"]
+    assert "burst" in reason
+    assert "independent check" in reason
+    points = tk.perf.calibration_points()
+    burst = points[points["source"].astype(str).str.contains("github.com/gpustack/gpustack", regex=False)]
+    assert {"qwen3-32b", "qwen3-235b-a22b"} <= set(burst["model_id"])

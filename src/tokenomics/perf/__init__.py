@@ -20,6 +20,7 @@ from tokenomics.perf.calibrate import (
     error_summary,
     frontier_configs,
     load_calibration,
+    projection_errors,
     write_calibrated_factors,
 )
 from tokenomics.perf.configs import (
@@ -117,6 +118,7 @@ __all__ = [
     "project_curve",
     "project_disagg_curve",
     "project_session_curve",
+    "projection_errors",
     "roofline_points",
     "session_points",
     "speculative_settings",

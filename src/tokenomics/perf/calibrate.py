@@ -135,6 +135,15 @@ EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
         "1k/1k concurrency-4 run to concurrency 32 where the roofline allows <2x",
     ),
     (
+        "github.com/gpustack/gpustack",
+        "burst benchmarks, not steady operating points (GPUStack performance lab, vllm bench serve with "
+        "all 100-1,000 requests sent at once): the throughput is total tokens over the whole run, its "
+        "queue-bound start and draining tail included, beside the median TPOT of the full batch; and "
+        "most runs are engine defaults (on one H100, the same gpt-oss-120b ShareGPT burst gives 6,095 "
+        "tok/s with vLLM, 1,814 with SGLang and 2,140 with TRT-LLM). Kept out of the fit and projected "
+        "as an independent check",
+    ),
+    (
         "dstackai/benchmarks",
         "software of March 2025 (DeepSeek-R1's first weeks in SGLang, vLLM and TRT-LLM on H200 "
         "and MI300X): most of these sweeps are dominated under the measured-frontier rule (H200 "
@@ -143,7 +152,10 @@ EXCLUDED_SOURCES: tuple[tuple[str, str], ...] = (
         "measurement at their interactivity to dominate them",
     ),
 )
-"""Measured sources left out of calibration and validation: (substring of ``source``, reason)."""
+"""Measured sources left out of calibration and validation: (substring of ``source``, reason).
+
+The GPUStack runs are projected apart, as an independent check: :func:`projection_errors`,
+``benchmarks/validate_roofline.py``."""
 
 MAX_THROUGHPUT_WORKLOAD: str = "mlperf-offline"
 """Workload label of points measured without a latency bound (MLPerf Offline): matched against
@@ -509,6 +521,45 @@ def _best_scenario_results(flat: pd.DataFrame, live: pd.DataFrame, dropped: dict
                 f"{value:.0f} tok/s/GPU")
 
 
+def projection_errors(points: pd.DataFrame, calibration: Calibration | None = None) -> pd.DataFrame:
+    """Project measured points with a calibration's factors, without fitting: an independent check.
+
+    Each point is read as the fit reads it (sequence lengths, parallelism, matched interactivity;
+    no measured-frontier rule, no source exclusion).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Curve points in the schema of :data:`tokenomics.curves.schema.CURVE_COLUMNS`.
+    calibration : Calibration, optional
+        Factors to project with (default: the stored calibration, :func:`load_calibration`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per usable point, the columns of :attr:`Calibration.residuals`
+        (``error_frac = projected / measured - 1``, -1 where the measured interactivity is out of
+        reach).
+
+    Raises
+    ------
+    ValueError
+        If no point is usable (catalog model and hardware, sequence lengths, throughput and
+        interactivity stated).
+
+    Examples
+    --------
+    >>> pts = tk.curves(model="qwen3-32b", hardware="h100")  # doctest: +SKIP
+    >>> projection_errors(pts)["error_frac"].abs().median()  # doctest: +SKIP
+    """
+    cal = load_calibration() if calibration is None else calibration
+    cases = _cases(points)
+    if not cases:
+        raise ValueError(f"projection_errors: none of the {len(points)} points is usable (catalog model and "
+                         "hardware, ISL/OSL, throughput and interactivity needed)")
+    return _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
+
+
 def _screen(points: pd.DataFrame, frontier_only: bool,
             excluded_sources: tuple[tuple[str, str], ...]) -> tuple[list[int], pd.DataFrame]:
     """Apply the source exclusions and the measured-frontier rule (module notes).
@@ -584,7 +635,8 @@ def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
         hw = hw_lookup(u.hardware_id)
         isl, osl = u.isl_tokens, u.osl_tokens
         fields = _read_config(row, m, hw)
-        known = pd.notna(row["tp"]) and pd.notna(row["concurrency"]) and not fields["disaggregated"]
+        stated = pd.notna(row["tp"]) and not fields["disaggregated"]
+        known = stated and pd.notna(row["concurrency"])
         case = _Case(
             row=int(u.row),
             hardware=hw,
@@ -606,7 +658,7 @@ def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
                 "row": int(u.row),
             },
         )
-        if known:
+        if stated:
             tp = int(row["tp"])
             pp = int(row["pp"]) if pd.notna(row.get("pp")) else 1
             ep = int(row["ep"]) if pd.notna(row["ep"]) and int(row["ep"]) >= 1 else 1
@@ -614,6 +666,13 @@ def _cases(points: pd.DataFrame, keep: list[int] | None = None) -> list[_Case]:
                 ep = 1
             dpa = bool(row["dp_attention"]) if pd.notna(row["dp_attention"]) else False
             cfg = ServingConfig(tp=tp, ep=ep, pp=pp, dp_attention=dpa, **fields)
+        if stated and not known:
+            # parallelism stated, concurrency not (a burst capped by the engine's own batch
+            # limit): that configuration, swept up to its memory capacity
+            sw = _sweep(m, hw, cfg, isl, osl)
+            case.sweeps = [sw] if sw is not None else []
+            case.label["parallelism"] = cfg.label
+        elif known:
             replicas = float(row["num_gpus"]) / (tp * pp) if pd.notna(row["num_gpus"]) else 1.0
             conc = float(row["concurrency"]) / max(replicas, 1.0)
             case.concurrency = conc

@@ -32,8 +32,15 @@ def test_aiconfigurator_tokens_per_gpu_is_output_and_input_is_added() -> None:
     assert row["tpot_median_s"] == pytest.approx(0.098622)
     assert row["kind"] == "projected"
     assert (row["hardware_id"], row["precision"], row["framework"]) == ("h200-sxm", "bf16", "trtllm")
-    # Qwen3-32B is not catalogued: it keeps its name
-    assert (row["model_id"], bool(row["model_in_catalog"])) == ("qwen3-32b", False)
+    # the checkpoint name resolves to the catalog model
+    assert (row["model_id"], bool(row["model_in_catalog"])) == ("qwen3-32b", True)
+
+
+def test_aiconfigurator_uncatalogued_model_keeps_its_name(tmp_path: Path) -> None:
+    f = tmp_path / "pareto.csv"
+    f.write_text(AGG.read_text(encoding="utf-8").replace("Qwen/Qwen3-32B", "Acme/Zeta-9B"), encoding="utf-8")
+    row = tk.read_aiconfigurator(f).iloc[0]
+    assert (row["model_id"], bool(row["model_in_catalog"])) == ("zeta-9b", False)
 
 
 def test_aiconfigurator_disaggregated_rows_use_role_denominators() -> None:
