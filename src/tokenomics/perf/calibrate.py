@@ -39,6 +39,8 @@ Assumptions used to read the measured points:
   single-node runs); the hardware might hold more, but the measurement did not go there.
   Configuration points likewise: their sweep (read at the measured interactivity) stops at the
   measured concurrency per replica.
+* Points of stated parallelism but no stated concurrency (a burst of requests capped by the
+  engine's own batch limit) are read with that configuration, swept up to its memory capacity.
 * Sequence lengths: the workload label, unless the run's own median TTFT, TPOT and end-to-end
   latency and its input/output throughputs put its mean ISL or OSL more than
   :data:`RUN_LENGTH_TOLERANCE_FRAC` away from it (requests that stopped early); then the run's.
