@@ -127,14 +127,21 @@ def parse_page(text: str) -> list[dict[str, object]]:
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"gpustack_points: git {' '.join(args)} in {repo} failed: {done.stderr.strip()}")
+    return done.stdout
 
 
 def rows(repo: Path, commit: str) -> tuple[pd.DataFrame, list[str]]:
     """Catalog rows of every usable run, and a line per run left out (with its reason)."""
     full = _git(repo, "rev-parse", commit).strip()
     out, skipped = [], []
+    listed = set(_git(repo, "ls-tree", "-r", "--name-only", full, "docs/performance-lab").split())
     for path, (model_id, hardware_id) in PAGES.items():
+        if path not in listed:
+            skipped.append(f"{path}: not in {full[:7]}")
+            continue
         text = _git(repo, "show", f"{full}:{path}")
         as_of = _git(repo, "log", "-1", "--format=%cs", full, "--", path).strip()
         native = tk.model(model_id).native_weight_precision

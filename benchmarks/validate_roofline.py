@@ -136,7 +136,7 @@ def _independent_check(cal: tk.Calibration) -> None:
     if burst.empty:
         return
     res = projection_errors(burst, cal)
-    res["series"] = res["model_id"] + " / " + res["hardware_id"]
+    res["series"] = res["model_id"] + " " + res["precision"].astype(str) + " / " + res["hardware_id"]
     print(f"Independent check, not in the fit: {len(res)} GPUStack burst runs (vllm bench serve, all "
           "requests at once; EXCLUDED_SOURCES), projected with this fit's factors:")
     print(_pct(error_summary(res, by="series")).to_string())

@@ -216,3 +216,11 @@ def test_user_file_with_an_unknown_tier_is_rejected(tmp_path: Path) -> None:
     )
     with pytest.raises(tk.catalog.CatalogError, match=r"line 2.*tier.*'gold' is not one of"):
         tk.add_catalog_file(f, "price")
+
+
+def test_a_date_before_every_third_party_price_names_the_earliest() -> None:
+    # Qwen3-32B has no first-party price: the default provider is chosen among third parties,
+    # and before any of them published there is nothing to choose from
+    with pytest.raises(KeyError, match=r"on or before 2024-01-01 \(the earliest is of 2026-02-14\)"):
+        tk.price("qwen3-32b", as_of="2024-01-01")
+    assert tk.price("qwen3-32b", as_of="2026-03-01").provider == "Groq"

@@ -425,3 +425,12 @@ def test_throughput_at_refuses_text_flags_and_none(value, match) -> None:
         curve.throughput_at(value)
     with pytest.raises(ValueError, match=match):
         curve.interactivity_at(value)
+
+
+def test_the_provenance_table_accounts_for_every_bundled_row() -> None:
+    from tokenomics.catalog import data_dir
+
+    readme = (data_dir() / "curves" / "README.md").read_text(encoding="utf-8")
+    counts = [int(n) for n in re.findall(r"^\| (\d+) \|", readme, re.M)]
+    bundled = pd.read_csv(data_dir() / "curves" / "measured_points.csv")
+    assert sum(counts) == len(bundled)

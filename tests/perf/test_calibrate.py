@@ -188,11 +188,40 @@ def test_projection_errors_are_projected_over_measured_with_the_given_factors() 
         row["projected_tok_per_s_per_gpu"])
 
 
-def test_projection_errors_refuse_points_nothing_can_be_projected_for() -> None:
+def test_projection_errors_answer_each_point_by_its_label() -> None:
     from tokenomics.perf import projection_errors
 
-    with pytest.raises(ValueError, match="none of the 1 points is usable"):
-        projection_errors(_burst_point(isl_tokens=np.nan))
+    own = _burst_point().drop(columns=["kind", "model_in_catalog", "source", "workload"])
+    own.index = ["my run"]
+    res = projection_errors(own)  # no kind: read as measured
+    assert list(res["point"]) == ["my run"]
+    assert (res["precision"].iloc[0], res["point_kind"].iloc[0]) == ("bf16", "measured")
+
+
+@pytest.mark.parametrize(("over", "match"), [
+    ({"isl_tokens": np.nan}, "cannot be projected"),
+    ({"throughput_tok_per_s_per_gpu": 0.0}, "throughput_tok_per_s_per_gpu=0 must be > 0"),
+    ({"throughput_tok_per_s_per_gpu": -3.0}, "throughput_tok_per_s_per_gpu"),
+    ({"interactivity_tok_per_s_per_user": 0.03}, r"interactivity_tok_per_s_per_user.*unit slip"),
+    ({"concurrency": 0.0}, "concurrency"),
+    ({"model_id": "mixtral-8x7b", "tp": 1.0, "num_gpus": 1.0}, "no configuration of mixtral-8x7b at bf16 fits"),
+])
+def test_projection_errors_refuse_points_they_cannot_project(over: dict[str, object], match: str) -> None:
+    from tokenomics.perf import projection_errors
+
+    with pytest.raises(ValueError, match=match):
+        projection_errors(_burst_point(**over))
+
+
+def test_projection_errors_refuse_missing_columns_unknown_names_and_a_wrong_calibration() -> None:
+    from tokenomics.perf import projection_errors
+
+    with pytest.raises(ValueError, match=r"lack the column.*isl_tokens"):
+        projection_errors(_burst_point().drop(columns=["isl_tokens"]))
+    with pytest.raises(KeyError, match="closest"):
+        projection_errors(_burst_point(model_id="qwen-32b"))
+    with pytest.raises(TypeError, match="must be a Calibration"):
+        projection_errors(_burst_point(), tk.perf.RooflineFactors())  # type: ignore[arg-type]
 
 
 def test_gpustack_bursts_are_kept_out_of_the_fit_with_their_reason() -> None:

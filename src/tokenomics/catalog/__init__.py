@@ -398,6 +398,10 @@ def price(model: str, provider: str | None = None, *, as_of: dt.date | str | Non
             current = out.sort_values("as_of").drop_duplicates("provider", keep="last")
             if not current.empty:
                 provider = str(current.sort_values("value", kind="stable")["provider"].iloc[0])
+            elif when is not None:
+                earliest = every["as_of"].min()
+                raise KeyError(f"no {mid} {tier} price from any provider on or before {when} "
+                               f"(the earliest is of {earliest})")
     rows = _price_snapshots(mid, provider, tier) if provider is not None else every.iloc[0:0]
     if rows.empty:
         from tokenomics._validate import unknown_name_error

@@ -100,7 +100,7 @@ from scipy.optimize import least_squares
 
 from tokenomics._validate import unknown_name_error
 from tokenomics._version import __version__
-from tokenomics.catalog import Hardware, Model
+from tokenomics.catalog import Hardware, Model, parameter_problem
 from tokenomics.perf.configs import UNCALIBRATED_BAND
 from tokenomics.perf.factors import (
     FITTED_FACTORS,
@@ -523,43 +523,117 @@ def _best_scenario_results(flat: pd.DataFrame, live: pd.DataFrame, dropped: dict
                 f"{value:.0f} tok/s/GPU")
 
 
+_CHECKED_COLUMNS: tuple[str, ...] = (
+    "isl_tokens", "osl_tokens", "concurrency", "tp", "ep", "num_gpus", "throughput_tok_per_s_per_gpu",
+    "output_throughput_tok_per_s_per_gpu", "interactivity_tok_per_s_per_user",
+    "e2e_interactivity_tok_per_s_per_user",
+)
+"""Columns of a point :func:`projection_errors` checks against their plausible range."""
+
+
 def projection_errors(points: pd.DataFrame, calibration: Calibration | None = None) -> pd.DataFrame:
     """Project measured points with a calibration's factors, without fitting: an independent check.
 
     Each point is read as the fit reads it (sequence lengths, parallelism, matched interactivity;
-    no measured-frontier rule, no source exclusion).
+    no measured-frontier rule, no source exclusion). A point without ``kind`` is read as
+    ``"measured"``; one without ``model_in_catalog`` must name a catalog model.
 
     Parameters
     ----------
     points : pandas.DataFrame
-        Curve points in the schema of :data:`tokenomics.curves.schema.CURVE_COLUMNS`.
+        Curve points in the schema of :data:`tokenomics.curves.schema.CURVE_COLUMNS`: at least
+        ``hardware_id``, ``model_id``, ``isl_tokens`` and ``osl_tokens`` [tokens], a throughput
+        (``throughput_tok_per_s_per_gpu`` or ``output_throughput_tok_per_s_per_gpu`` [tok/s/GPU])
+        and an interactivity (``interactivity_tok_per_s_per_user`` = 1 / median TPOT, or
+        ``e2e_interactivity_tok_per_s_per_user`` [tok/s/user]); ``precision``, ``tp``, ``ep``,
+        ``concurrency`` and ``num_gpus`` where known.
     calibration : Calibration, optional
         Factors to project with (default: the stored calibration, :func:`load_calibration`).
 
     Returns
     -------
     pandas.DataFrame
-        One row per usable point, the columns of :attr:`Calibration.residuals`
-        (``error_frac = projected / measured - 1``, -1 where the measured interactivity is out of
-        reach).
+        One row per point, the columns of :attr:`Calibration.residuals` (``error_frac =
+        projected / measured - 1``, -1 where the measured interactivity is out of reach; ``kind``
+        is how the point was read, ``"config"`` or ``"frontier"``) plus ``point`` (the point's
+        index label), ``precision`` and ``point_kind`` (its ``kind``: measured, floor).
 
     Raises
     ------
+    TypeError
+        If ``calibration`` is not a :class:`Calibration`.
+    KeyError
+        If a model or hardware is not in the catalog (with close matches).
     ValueError
-        If no point is usable (catalog model and hardware, sequence lengths, throughput and
-        interactivity stated).
+        If a required column is missing, a value is outside its plausible range (a TPOT in ms
+        read as an interactivity, a per-token throughput), a throughput is not positive, a point
+        lacks what the projection needs, or no configuration of a point's model fits its hardware.
 
     Examples
     --------
     >>> pts = tk.curves(model="qwen3-32b", hardware="h100")  # doctest: +SKIP
     >>> projection_errors(pts)["error_frac"].abs().median()  # doctest: +SKIP
     """
+    from tokenomics.catalog import hardware as hw_lookup
+    from tokenomics.catalog import model as model_lookup
+    from tokenomics.curves.schema import conform
+
+    if calibration is not None and not isinstance(calibration, Calibration):
+        raise TypeError(f"projection_errors: calibration must be a Calibration (calibrate(), load_calibration()), "
+                        f"got {type(calibration).__name__}")
+    if not isinstance(points, pd.DataFrame):
+        raise TypeError(f"projection_errors: points must be a DataFrame, got {type(points).__name__}")
+    missing = [c for c in ("hardware_id", "model_id", "isl_tokens", "osl_tokens") if c not in points.columns]
+    if not {"throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu"} & set(points.columns):
+        missing.append("throughput_tok_per_s_per_gpu (or output_throughput_tok_per_s_per_gpu)")
+    if not {"interactivity_tok_per_s_per_user", "e2e_interactivity_tok_per_s_per_user"} & set(points.columns):
+        missing.append("interactivity_tok_per_s_per_user (or e2e_interactivity_tok_per_s_per_user)")
+    if missing:
+        raise ValueError(f"projection_errors: points lack the column(s) {', '.join(missing)}")
+    frame = conform(points)
+    frame["kind"] = frame["kind"].astype(object).where(frame["kind"].notna(), "measured")
+    for col in ("workload", "framework", "source"):
+        frame[col] = frame[col].astype(object).where(frame[col].notna(), "")
+    frame["model_in_catalog"] = True
+    for model_id in frame["model_id"].dropna().unique():
+        model_lookup(str(model_id))
+    for hw_id in frame["hardware_id"].dropna().unique():
+        hw_lookup(str(hw_id))
+    for label, row in frame.iterrows():
+        for col in _CHECKED_COLUMNS:
+            value = row[col]
+            if pd.isna(value):
+                continue
+            problem = parameter_problem("curve", col, float(value))
+            if problem is None and col.endswith("_per_gpu") and float(value) <= 0.0:
+                problem = f"{col}={float(value):g} must be > 0"
+            if problem:
+                raise ValueError(f"projection_errors: point {label!r}, {col}: {problem}")
     cal = load_calibration() if calibration is None else calibration
-    cases = _cases(points)
-    if not cases:
-        raise ValueError(f"projection_errors: none of the {len(points)} points is usable (catalog model and "
-                         "hardware, ISL/OSL, throughput and interactivity needed)")
-    return _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
+    flat = frame.reset_index(drop=True)
+    read_as = _usable(flat)
+    usable = set(read_as["row"]) if len(read_as) else set()
+    unread = [frame.index[i] for i in range(len(flat)) if i not in usable]
+    if unread:
+        raise ValueError(
+            f"projection_errors: point(s) {unread[:5]!r} cannot be projected: each needs ISL and OSL, a "
+            "throughput and an interactivity (kind measured or floor; an MLPerf Offline point no "
+            "interactivity)")
+    cases = _cases(flat)
+    read = {c.row for c in cases}
+    unfit = [i for i in range(len(flat)) if i not in read]
+    if unfit:
+        first = flat.loc[unfit[0]]
+        raise ValueError(
+            f"projection_errors: point(s) {[frame.index[i] for i in unfit[:5]]!r}: no configuration of "
+            f"{first['model_id']} at "
+            f"{first['precision'] if pd.notna(first['precision']) else 'its native precision'} fits in the "
+            f"memory of {first['hardware_id']} as stated (weights above the usable HBM)")
+    out = _table(cases, {c.row: cal.factors_for(c.hardware) for c in cases})
+    out.insert(0, "point", [frame.index[r] for r in out["row"]])
+    out["precision"] = [flat.loc[r, "precision"] for r in out["row"]]
+    out["point_kind"] = [flat.loc[r, "kind"] for r in out["row"]]
+    return out
 
 
 def _screen(points: pd.DataFrame, frontier_only: bool,
