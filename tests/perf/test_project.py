@@ -825,3 +825,10 @@ def test_aggregated_configs_are_the_default_search() -> None:
     assert set(pts["parallelism"]) == {c.label for c in aggregated_configs("gpt-oss-120b", "h200")}
     with pytest.raises(KeyError, match="h2000"):
         aggregated_configs("deepseek-r1", "h2000")
+
+
+def test_project_curve_refuses_a_sequence_beyond_the_context_window() -> None:
+    # Qwen3-32B: max_context_tokens 40,960 (config.json max_position_embeddings)
+    with pytest.raises(ValueError, match=r"40000 \+ osl_tokens=1024 = 41024 exceeds qwen3-32b's context window"):
+        project_curve("qwen3-32b", "h100", isl_tokens=40_000.0, osl_tokens=1024.0)
+    assert len(project_curve("qwen3-32b", "h100", isl_tokens=39_000.0, osl_tokens=1024.0)) > 0

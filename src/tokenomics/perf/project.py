@@ -419,7 +419,8 @@ def project_curve(
         serves only as the prefill pool of :func:`~tokenomics.perf.project_disagg_curve`), if
         ``concurrency`` is empty or not all > 0, if an explicit concurrency exceeds the memory
         capacity (naming the limit) or the weights do not fit (at the best-practice precisions
-        within one scale-up domain, or in every given configuration).
+        within one scale-up domain, or in every given configuration), or if ``isl_tokens +
+        osl_tokens`` exceeds the model's ``max_context_tokens``.
 
     Examples
     --------
@@ -445,6 +446,11 @@ def project_curve(
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
     isl_tokens, osl_tokens = _lengths(workload, isl_tokens, osl_tokens)
+    if m.max_context_tokens and isl_tokens + osl_tokens > m.max_context_tokens:
+        raise ValueError(f"isl_tokens={isl_tokens:g} + osl_tokens={osl_tokens:g} = {isl_tokens + osl_tokens:g} "
+                         f"exceeds {m.model_id}'s context window (max_context_tokens="
+                         f"{int(m.max_context_tokens):,}); give a sequence of <= {int(m.max_context_tokens):,} "
+                         "tokens, input and output together")
     if band is None:
         band = UNCALIBRATED_BAND
     lo, hi = band
