@@ -63,6 +63,26 @@ def test_unmeasured_hardware_is_derived_from_fractions_of_its_peak() -> None:
     assert tpu4.max_flop_per_s <= tk.hardware("tpu-v7").dense_tflops("fp8") * 1e12
 
 
+def test_published_large_gemm_rates_set_the_ceiling_of_hardware_without_tables() -> None:
+    from tokenomics.perf.operators import published_gemm_rates
+
+    rates = published_gemm_rates()
+    assert rates["source"].str.contains("max-achievable-flops").all()
+    for row in rates.itertuples(index=False):
+        peak = tk.hardware(row.hardware_id).dense_tflops(row.precision)
+        assert 0.3 * peak < row.max_tflops <= peak  # a large GEMM below the datasheet peak
+    # AMD's Max-Achievable FLOPs of MI300X: 708 TFLOP/s BF16 (hipBLASLt, median clock 1,207 MHz)
+    mi = gemm_kernel(tk.hardware("mi300x"), "gemm", "bf16")
+    assert mi.max_flop_per_s == pytest.approx(708e12)
+    assert mi.source.startswith("published large-M rate")
+    # the shape terms are those a hardware without any table gets: the measured systems' medians
+    derived = gemm_kernel(tk.hardware("mi355x"), "gemm", "bf16")
+    assert (mi.half_tokens, mi.launch_s) == (derived.half_tokens, derived.launch_s)
+    # the published rate is below what the NVIDIA systems' median fraction of peak would give
+    share = derived.max_flop_per_s / (tk.hardware("mi355x").dense_tflops("bf16") * 1e12)
+    assert mi.max_flop_per_s < share * tk.hardware("mi300x").dense_tflops("bf16") * 1e12
+
+
 def test_unknown_operator_raises_with_close_matches() -> None:
     with pytest.raises(KeyError, match="gemm"):
         gemm_kernel(tk.hardware("h100"), "gemmm", "bf16")

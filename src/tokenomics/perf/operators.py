@@ -155,6 +155,41 @@ def operator_table() -> pd.DataFrame:
 
 
 @functools.cache
+def published_gemm_rates() -> pd.DataFrame:
+    """Return the published large-``M`` GEMM rates of hardware without kernel tables.
+
+    ``data/perf/published_gemm_rates.csv``: vendor microbenchmarks of one large dense GEMM (AMD's
+    Max-Achievable FLOPs of MI300X and MI325X). They set ``max_flop_per_s`` of
+    :func:`gemm_kernel` for that hardware; the shape terms stay the measured systems' medians.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``hardware_id``, ``operator``, ``precision``): ``max_tflops`` [TFLOP/s],
+        ``source``, ``as_of``, ``note``.
+
+    Raises
+    ------
+    ValueError
+        If a row names an unknown operator or precision, or a rate is not positive.
+    """
+    path = _perf_dir() / "published_gemm_rates.csv"
+    table = pd.read_csv(path)
+    for line, row in enumerate(table.itertuples(index=False), start=2):
+        if row.operator not in OPERATORS or row.precision not in _PEAK_PRECISION:
+            raise ValueError(f"{path}: line {line}: unknown operator/precision {row.operator!r}/{row.precision!r}")
+        if not row.max_tflops > 0:
+            raise ValueError(f"{path}: line {line}, max_tflops: {row.max_tflops!r} must be > 0")
+    return table
+
+
+@functools.cache
+def _published_index() -> dict[tuple[str, str, str], tuple[float, str]]:
+    return {(str(r.hardware_id), str(r.operator), str(r.precision)): (float(r.max_tflops), str(r.source))
+            for r in published_gemm_rates().itertuples(index=False)}
+
+
+@functools.cache
 def collective_table() -> pd.DataFrame:
     """Return the bundled collective table (``data/perf/collectives.csv``).
 
@@ -264,8 +299,9 @@ def gemm_kernel(hardware: Hardware, operator: str, precision: str) -> GemmKernel
     Returns
     -------
     GemmKernel
-        From the table row of that hardware, else from the median fractions of peak over the
-        measured systems applied to this hardware's catalog peaks.
+        From the table row of that hardware; else its published large-``M`` rate
+        (:func:`published_gemm_rates`) with the measured systems' median shape terms; else the
+        median fractions of peak over the measured systems applied to its catalog peaks.
 
     Raises
     ------
@@ -294,12 +330,23 @@ def gemm_kernel(hardware: Hardware, operator: str, precision: str) -> GemmKernel
             source=source,
         )
     r, half, bw, launch, systems = _measured_fractions(operator, precision)
+    derived = f"median fractions of peak of the measured {operator} {precision} kernels ({systems})"
+    published = _published_index().get((hardware.hardware_id, operator, precision))
+    if published is not None:
+        tflops, source = published
+        return GemmKernel(
+            max_flop_per_s=min(tflops * FLOPS_PER_TFLOPS, _peak_flop_per_s(hardware, precision)),
+            half_tokens=half,
+            weight_bytes_per_s=bw * hardware.hbm_bandwidth_bytes_per_s,
+            launch_s=launch,
+            source=f"published large-M rate: {source}; shape terms derived: {derived}",
+        )
     return GemmKernel(
         max_flop_per_s=r * _peak_flop_per_s(hardware, precision),
         half_tokens=half,
         weight_bytes_per_s=bw * hardware.hbm_bandwidth_bytes_per_s,
         launch_s=launch,
-        source=f"derived: median fractions of peak of the measured {operator} {precision} kernels ({systems})",
+        source=f"derived: {derived}",
     )
 
 
