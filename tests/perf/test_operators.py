@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -279,3 +281,23 @@ def test_ideal_factors_and_switch_turn_the_kv_read_grid_off() -> None:
     assert memory_s(on, 1.0, 65536.0) > 2.0 * memory_s(off, 1.0, 65536.0)
     # 256 sequences of 1.5k tokens read at the large-batch rate
     assert memory_s(on, 256.0, 1024.0) == pytest.approx(memory_s(off, 256.0, 1024.0), rel=0.02)
+
+
+@pytest.mark.parametrize(("row", "match"), [
+    ("mi300x,gemm,bf16,0,src,2025-02-25,", r"line 2, max_tflops: .*must be > 0"),
+    ("mi300x,gemv,bf16,708,src,2025-02-25,", r"line 2: unknown operator/precision 'gemv'/'bf16'"),
+])
+def test_a_malformed_kernel_row_names_file_line_and_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: str, match: str,
+) -> None:
+    from tokenomics.perf import operators
+
+    (tmp_path / "published_gemm_rates.csv").write_text(
+        "hardware_id,operator,precision,max_tflops,source,as_of,note\n" + row + "\n", encoding="utf-8")
+    monkeypatch.setattr(operators, "_perf_dir", lambda: tmp_path)
+    operators.published_gemm_rates.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=match):
+            operators.published_gemm_rates()
+    finally:
+        operators.published_gemm_rates.cache_clear()

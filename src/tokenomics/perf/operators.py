@@ -144,13 +144,20 @@ def operator_table() -> pd.DataFrame:
     ValueError
         If a row names an unknown operator or precision, or a rate is not positive.
     """
-    path = _perf_dir() / "operator_efficiency.csv"
+    return _kernel_rows("operator_efficiency.csv", ("max_tflops", "half_tokens", "weight_stream_gb_per_s"))
+
+
+def _kernel_rows(name: str, positive: tuple[str, ...]) -> pd.DataFrame:
+    """Read a kernel table of ``data/perf/``: known operator and precision, positive ``positive`` columns."""
+    path = _perf_dir() / name
     table = pd.read_csv(path)
     for line, row in enumerate(table.itertuples(index=False), start=2):
         if row.operator not in OPERATORS or row.precision not in _PEAK_PRECISION:
             raise ValueError(f"{path}: line {line}: unknown operator/precision {row.operator!r}/{row.precision!r}")
-        if min(row.max_tflops, row.half_tokens, row.weight_stream_gb_per_s) <= 0:
-            raise ValueError(f"{path}: line {line}: rates and half_tokens must be positive")
+        for col in positive:
+            value = getattr(row, col)
+            if not value > 0:
+                raise ValueError(f"{path}: line {line}, {col}: {value!r} must be > 0")
     return table
 
 
@@ -173,14 +180,7 @@ def published_gemm_rates() -> pd.DataFrame:
     ValueError
         If a row names an unknown operator or precision, or a rate is not positive.
     """
-    path = _perf_dir() / "published_gemm_rates.csv"
-    table = pd.read_csv(path)
-    for line, row in enumerate(table.itertuples(index=False), start=2):
-        if row.operator not in OPERATORS or row.precision not in _PEAK_PRECISION:
-            raise ValueError(f"{path}: line {line}: unknown operator/precision {row.operator!r}/{row.precision!r}")
-        if not row.max_tflops > 0:
-            raise ValueError(f"{path}: line {line}, max_tflops: {row.max_tflops!r} must be > 0")
-    return table
+    return _kernel_rows("published_gemm_rates.csv", ("max_tflops",))
 
 
 @functools.cache
