@@ -32,6 +32,27 @@ def test_name_resolves(name: str, model_id: str) -> None:
     assert tk.catalog.resolve_model_id(name) == model_id
 
 
+@pytest.mark.parametrize(
+    ("repo", "model_id"),
+    [
+        ("deepseek-ai/DeepSeek-R1", "deepseek-r1"),
+        ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"),
+        ("openai/gpt-oss-120b", "gpt-oss-120b"),
+        ("Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"),
+        ("moonshotai/Kimi-K2-Instruct", "kimi-k2"),
+    ],
+)
+def test_hugging_face_repository_names_resolve(repo: str, model_id: str) -> None:
+    assert tk.catalog.resolve_model_id(repo) == model_id
+    assert tk.catalog.model(repo).model_id == model_id
+
+
+@pytest.mark.parametrize("repo", ["nvidia/DeepSeek-R1-FP4", "deepseek-ai/", "no-org/no-such-model"])
+def test_repository_names_that_name_another_checkpoint_or_nothing_still_raise(repo: str) -> None:
+    with pytest.raises(KeyError, match="unknown model"):
+        tk.catalog.resolve_model_id(repo)
+
+
 @pytest.mark.parametrize("model_id", sorted({m for _, m in NAMES}))
 def test_every_new_model_has_a_default_price(model_id: str) -> None:
     p = tk.price(model_id)

@@ -375,3 +375,52 @@ def test_an_edited_system_is_projected_not_read_off_the_catalog_systems_measurem
     assert curve_kind_at(again, 50) == "measured"
     row = tk.evaluate("deepseek-r1", slower)
     assert row["curve_kind"].iloc[0] == "projected"
+
+
+def _at(model: str, hw: str, wl: tk.Workload | str, x: float = 50.0) -> float:
+    return float(reference_curve(model, hw, workload=wl)[0].throughput_at(x))
+
+
+@pytest.mark.parametrize("hw", ["gb200", "b200"])
+def test_a_workload_next_to_a_benchmark_stays_next_to_its_measured_curve(hw: str) -> None:
+    measured = _at("deepseek-r1", hw, "8k/1k")
+    near = tk.Workload(name="8,100/1,024", isl_tokens=8100, osl_tokens=1024)
+    curve, points = reference_curve("deepseek-r1", hw, workload=near)
+    assert curve_kind_at(curve, 50.0) == "anchored"
+    assert points["note"].str.contains("carried from the measured 8k/1k curve").all()
+    # a 1 % shorter prompt moves the measured figure by a few percent, not to the projection
+    assert float(curve.throughput_at(50.0)) == pytest.approx(measured, rel=0.05)
+
+
+def test_the_carried_curve_fades_into_the_projection_at_twice_the_benchmark_lengths() -> None:
+    """Continuous across NEAR_WORKLOAD_FACTOR: the measured/projected ratio's weight reaches 0 there."""
+    from tokenomics.curves.reference import NEAR_WORKLOAD_FACTOR
+
+    edge = 8192 * NEAR_WORKLOAD_FACTOR
+    inside = tk.Workload(name="in", isl_tokens=edge * 0.995, osl_tokens=1024)
+    outside = tk.Workload(name="out", isl_tokens=edge * 1.005, osl_tokens=1024)
+    assert curve_kind_at(reference_curve("deepseek-r1", "b200", workload=outside)[0], 50.0) == "projected"
+    assert _at("deepseek-r1", "b200", inside) == pytest.approx(_at("deepseek-r1", "b200", outside), rel=0.03)
+
+
+def test_a_cached_prefix_raises_the_measured_curve_by_the_projected_gain() -> None:
+    """Hand check: measured 8k/1k at x times projected(cached) / projected(uncached) at x."""
+    cached = tk.Workload(name="8k/1k, 50 % cached", isl_tokens=8192, osl_tokens=1024, cached_prefix_frac=0.5)
+    plain = tk.Workload(name="8k/1k plain", isl_tokens=8192, osl_tokens=1024)
+    curve, points = reference_curve("deepseek-r1", "gb200", workload=cached)
+    proj = {w.name: tk.ThroughputCurve.from_points(project_curve("deepseek-r1", "gb200", workload=w, frontier=True),
+                                                   allow_mixed_groups=True) for w in (cached, plain)}
+    x = 50.0
+    expected = (_at("deepseek-r1", "gb200", "8k/1k", x) * float(proj[cached.name].throughput_at(x))
+                / float(proj[plain.name].throughput_at(x)))
+    assert float(curve.throughput_at(x)) == pytest.approx(expected, rel=1e-6)
+    assert float(curve.throughput_at(x)) > 1.05 * _at("deepseek-r1", "gb200", "8k/1k", x)
+    assert np.allclose(pd.to_numeric(points["realized_cache_hit_frac"]), 0.5)
+    row = tk.evaluate("deepseek-r1", "gb200", workload=cached, interactivity_tok_per_s_per_user=x)
+    assert row["realized_cache_hit_frac"].iloc[0] == pytest.approx(0.5)
+    assert row["curve_kind"].iloc[0] == "anchored"
+
+
+def test_a_workload_far_from_every_benchmark_is_projected() -> None:
+    far = tk.Workload(name="32k/1k", isl_tokens=32768, osl_tokens=1024)
+    assert curve_kind_at(reference_curve("deepseek-r1", "gb200", workload=far)[0], 50.0) == "projected"

@@ -832,3 +832,23 @@ def test_project_curve_refuses_a_sequence_beyond_the_context_window() -> None:
     with pytest.raises(ValueError, match=r"40000 \+ osl_tokens=1024 = 41024 exceeds qwen3-32b's context window"):
         project_curve("qwen3-32b", "h100", isl_tokens=40_000.0, osl_tokens=1024.0)
     assert len(project_curve("qwen3-32b", "h100", isl_tokens=39_000.0, osl_tokens=1024.0)) > 0
+
+
+def test_a_fixed_workloads_cached_prefix_skips_its_prefill() -> None:
+    """cached_prefix_frac x ISL prompt tokens come from the prefix cache: more tok/s/GPU, hits stated."""
+    def curve(frac: float) -> pd.DataFrame:
+        w = tk.Workload(name="32k/1k", isl_tokens=32768, osl_tokens=1024, cached_prefix_frac=frac)
+        return project_curve("llama-3.3-70b", "h200", workload=w, configs=ServingConfig(tp=8), concurrency=[8, 32])
+
+    plain, half, full = curve(0.0), curve(0.5), curve(1.0)
+    assert (half["throughput_tok_per_s_per_gpu"].to_numpy() > plain["throughput_tok_per_s_per_gpu"].to_numpy()).all()
+    assert (full["throughput_tok_per_s_per_gpu"].to_numpy() > half["throughput_tok_per_s_per_gpu"].to_numpy()).all()
+    assert np.allclose(half["realized_cache_hit_frac"].astype(float), 0.5)
+    # a whole-prompt hit still computes the last prompt token (its logits give the first output token)
+    assert np.allclose(full["realized_cache_hit_frac"].astype(float), 1.0 - 1.0 / 32768)
+    # the same as the step model given the cached tokens directly
+    direct = tk.perf.roofline_points("llama-3.3-70b", "h200", [8, 32], isl_tokens=32768, osl_tokens=1024,
+                                     config=ServingConfig(tp=8), cached_tokens=16384,
+                                     factors=tk.perf.bundled_calibration().factors_for("h200"))
+    np.testing.assert_allclose(half["throughput_tok_per_s_per_gpu"].astype(float),
+                               direct["throughput_tok_per_s_per_gpu"], rtol=1e-9)

@@ -157,7 +157,10 @@ def resolve_model_id(name: str) -> str:
     Parameters
     ----------
     name : str
-        E.g. ``"DeepSeek-R1"``, ``"deepseek r1"``, ``"gpt-oss-120b"``.
+        E.g. ``"DeepSeek-R1"``, ``"deepseek r1"``, ``"gpt-oss-120b"``, or a Hugging Face repository
+        name such as ``"deepseek-ai/DeepSeek-R1"`` (the organisation prefix is dropped when the
+        full name is not an alias; a precision tag such as ``-FP4`` is not, since it names
+        a different checkpoint).
 
     Returns
     -------
@@ -173,8 +176,16 @@ def resolve_model_id(name: str) -> str:
     --------
     >>> resolve_model_id("DeepSeek R1")
     'deepseek-r1'
+    >>> resolve_model_id("meta-llama/Llama-3.3-70B-Instruct")
+    'llama-3.3-70b'
     """
-    return resolve("model_index", name, "model")
+    try:
+        return resolve("model_index", name, "model")
+    except KeyError:
+        repo = str(name).rstrip("/").rsplit("/", 1)
+        if len(repo) == 2 and repo[1].strip() and matching_ids("model_index", repo[1]):
+            return resolve("model_index", repo[1], "model")
+        raise
 
 
 def resolve_profile_id(name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
 from typing import Any
 
@@ -55,6 +56,13 @@ def reference_curve(
 ) -> tuple[ThroughputCurve, pd.DataFrame]:
     """One throughput curve per model, system, workload and offload mode: measured, anchored projection.
 
+    0. A fixed workload not measured as such (its ISL/OSL not a measured benchmark's, or a
+       cached prefix the benchmarks' distinct prompts lack) within :data:`NEAR_WORKLOAD_FACTOR`
+       of a measured benchmark's ISL and OSL: that benchmark's curve (steps 1-2) times the
+       projected ratio of the two workloads, ``reference(x) x projected(x) /
+       projected_benchmark(x)``, as in step 3 (rows ``"anchored"``; realized hits the
+       projection's). So 8,100/1,024 stays within a few percent of the measured 8k/1k curve, and
+       a cached prefix raises the measured curve by what the projection gains from it.
     1. Measured envelope: the Pareto frontier of every bundled measured point
        (:func:`tokenomics.curves.measured.curves`, ``kind="measured"``) of the model, system,
        workload (:attr:`tokenomics.Workload.curve_label`) and offload mode, across serving
@@ -186,9 +194,84 @@ def _as_carried(points: pd.DataFrame, mode: str, upper: str) -> pd.DataFrame:
     return out
 
 
+NEAR_WORKLOAD_FACTOR = 2.0
+"""A fixed workload within this factor of a measured benchmark's ISL and OSL (each) is carried from
+that benchmark's measured curve by the projected ratio of the two workloads (:func:`reference_curve`
+step 0): the projection's absolute level misses by its held-out error, its change over a small
+change of ISL/OSL far less. The benchmark's measured/projected ratio is applied with weight
+``1 - (d / ln NEAR_WORKLOAD_FACTOR)^2`` (``d`` the larger of the two log length ratios): flat near the
+benchmark, so the curve moves continuously from the measurement to the plain projection at this factor."""
+
+_BENCHMARK_LABEL = re.compile(r"^(\d+)(k?)/(\d+)(k?)$")
+
+
+def _label_lengths(label: str) -> tuple[float, float] | None:
+    """Nominal (ISL, OSL) of a fixed-benchmark label (``"8k/1k"`` -> 8192, 1024), None for other labels."""
+    hit = _BENCHMARK_LABEL.match(label)
+    if hit is None:
+        return None
+    isl, ik, osl, ok = hit.groups()
+    return float(isl) * (1024.0 if ik else 1.0), float(osl) * (1024.0 if ok else 1.0)
+
+
+def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None:
+    """The measured fixed benchmark a fixed workload is carried from, or None (measured itself, or none near).
+
+    A workload measured under its own label with no cached prefix is its own curve. Otherwise the
+    nearest measured benchmark of the model and system, ``max(|ln ISL ratio|, |ln OSL ratio|)``
+    within ``ln NEAR_WORKLOAD_FACTOR``, as a workload without cached prefix (the benchmarks send
+    distinct prompts): the same ISL/OSL as the workload when it only adds a cached prefix.
+    """
+    try:
+        measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured")
+    except ValueError:
+        return None
+    labels = sorted({str(v) for v in measured["workload"].dropna()})
+    if wl.curve_label in labels and wl.cached_prefix_frac == 0.0:
+        return None
+    best: tuple[float, str, float, float] | None = None
+    d_max = math.log(NEAR_WORKLOAD_FACTOR)
+    for label in labels:
+        lengths = _label_lengths(label)
+        if lengths is None:
+            continue
+        d = max(abs(math.log(wl.isl_tokens / lengths[0])), abs(math.log(wl.osl_tokens / lengths[1])))
+        if d < d_max and (best is None or d < best[0]):
+            best = (d, label, *lengths)
+    if best is None:
+        return None
+    return Workload(name=best[1], isl_tokens=best[2], osl_tokens=best[3],
+                    source=f"measured benchmark the workload is carried from, log distance {best[0]:.6g}")
+
+
+def _carried_workload(m: Model, hw: Hardware, wl: Workload, near: Workload,
+                      mode: str) -> tuple[ThroughputCurve, pd.DataFrame]:
+    """A fixed workload's projection carried onto a nearby measured benchmark's curve (step 0)."""
+    reference, _ = _own_curve(m, hw, near, mode, None)
+    projected = _project(m, hw, wl, mode)
+    reference_projection = _curve(_project(m, hw, near, mode))
+    d = max(abs(math.log(wl.isl_tokens / near.isl_tokens)), abs(math.log(wl.osl_tokens / near.osl_tokens)))
+    weight = 1.0 - (d / math.log(NEAR_WORKLOAD_FACTOR)) ** 2
+    rows = _with_knots(projected, reference.points[_X])
+    ratio = _mode_ratio(reference, reference_projection, rows[_X]) ** weight
+    rows = _with_hits(_anchor(rows, ratio, mode), np.full(len(rows), np.nan))
+    rows["note"] = (rows["note"].fillna("").astype(str)
+                    + f"; carried from the measured {near.name} curve by the projected ratio of the workloads"
+                    + (f" (measured/projected ratio at weight {weight:.2f})" if weight < 1.0 else ""))
+    carried = _CarriedCurve.from_points(rows, allow_mixed_groups=True)
+    assert isinstance(carried, _CarriedCurve)
+    carried.reference, carried.projections = reference, (_curve(projected), reference_projection)
+    carried.ratio_weight = weight
+    return carried, carried.points
+
+
 def _own_curve(m: Model, hw: Hardware, wl: Workload, mode: str,
                interactivity_tok_per_s_per_user: float | None) -> tuple[ThroughputCurve, pd.DataFrame]:
-    """Return steps 1-4 of :func:`reference_curve` for one offload mode (without the tiers below it)."""
+    """Return steps 0-4 of :func:`reference_curve` for one offload mode (without the tiers below it)."""
+    if wl.is_fixed and _as_catalogued(m, hw):
+        near = _measured_neighbour(m, hw, wl)
+        if near is not None:
+            return _carried_workload(m, hw, wl, near, mode)
     try:
         measured = (curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
                     if _as_catalogued(m, hw) else pd.DataFrame())
@@ -495,6 +578,9 @@ class _CarriedCurve(ThroughputCurve):
 
     reference: ThroughputCurve | None = None
     projections: tuple[ThroughputCurve, ThroughputCurve] | None = None
+    ratio_weight: float = 1.0
+    """Exponent of the reference's measured/projected ratio (below 1 for a workload carried from a
+    benchmark at a log distance, :data:`NEAR_WORKLOAD_FACTOR`)."""
 
     def throughput_at(self, interactivity_tok_per_s_per_user: Any, extrapolate: Any = "nan") -> Any:
         out = super().throughput_at(interactivity_tok_per_s_per_user, extrapolate)
@@ -502,7 +588,7 @@ class _CarriedCurve(ThroughputCurve):
             return out
         x = interactivity_tok_per_s_per_user
         mode, other = self.projections
-        exact = (_mode_ratio(self.reference, other, x)
+        exact = (_mode_ratio(self.reference, other, x) ** self.ratio_weight
                  * np.asarray(mode.throughput_at(x, extrapolate="clip"), dtype=float))
         reached = np.isfinite(np.asarray(out, dtype=float))
         if not reached.any():
@@ -563,7 +649,9 @@ def _with_knots(projected: pd.DataFrame, at: pd.Series) -> pd.DataFrame:
     front = proj.points.sort_values(_X).reset_index(drop=True)
     fx = front[_X].to_numpy(dtype=float)
     xs = np.unique(at.to_numpy(dtype=float))
-    xs = xs[np.isfinite(xs) & (xs > 0) & ~np.isin(xs, fx)]
+    # a knot within a relative 1e-9 of a frontier row's is that row (their logs would coincide)
+    near = np.isclose(xs[:, None], fx[None, :], rtol=1e-9, atol=0.0).any(axis=1) if fx.size else np.zeros(xs.shape, bool)
+    xs = xs[np.isfinite(xs) & (xs > 0) & ~near]
     if not xs.size:
         return front
     rows = front.iloc[np.abs(fx[None, :] - xs[:, None]).argmin(axis=1)].reset_index(drop=True)

@@ -71,6 +71,7 @@ def _aggregated_rows(
     band: tuple[float, float],
     *,
     best_practice: bool,
+    cached: float = 0.0,
 ) -> tuple[dict[str, np.ndarray] | None, dict[str, int]]:
     """Curve rows of every aggregated configuration, all sweeps evaluated in one pass.
 
@@ -102,7 +103,7 @@ def _aggregated_rows(
         setups.append(s)
     if not kept:
         return None, limits
-    comp = _times(_work_many(setups, [grid for _, _, grid in kept], isl, osl), factors,
+    comp = _times(_work_many(setups, [grid for _, _, grid in kept], isl, osl, cached), factors,
                   hw.hbm_bandwidth_bytes_per_s)
     sizes = [len(grid) for _, _, grid in kept]
     b_maxes = np.repeat(np.asarray([float(b) for _, b, _ in kept]), sizes)
@@ -121,6 +122,9 @@ def _aggregated_rows(
         "step_time_s": comp["step_time_s"],
         "factors_source": factors.source,
     }
+    if cached:
+        extra["theoretical_cache_hit_frac"] = np.full(len(grid_all), cached / isl)
+        extra["realized_cache_hit_frac"] = np.full(len(grid_all), cached / isl)
     rows = stacked_curve_rows(
         m, cfgs_kept, sizes, {**comp, "concurrency": grid_all}, hardware_id=hw.hardware_id,
         hardware_name=hw.name, workload=isl_osl_label(isl, osl), isl_tokens=isl, osl_tokens=osl,
@@ -283,6 +287,21 @@ def _mtp_label(cfg: ServingConfig) -> str:
     return f", MTP {cfg.mtp_draft_tokens} draft @ {cfg.mtp_acceptance_frac:g} acceptance"
 
 
+def _cached_tokens(workload: Workload | str | None, isl_tokens: float) -> float:
+    """Prompt tokens per request a fixed workload serves from the prefix cache [tokens].
+
+    ``cached_prefix_frac x ISL``, at most ``ISL - 1``: the last prompt token is always computed
+    (it yields the first output token's logits). Session traffic realizes its own hit rate
+    (:func:`~tokenomics.perf.project_session_curve`); without a workload, none.
+    """
+    if workload is None:
+        return 0.0
+    wl = get_workload(workload)
+    if not wl.is_fixed or wl.cached_prefix_frac <= 0.0:
+        return 0.0
+    return min(wl.cached_prefix_frac * isl_tokens, isl_tokens - 1.0)
+
+
 def _lengths(workload: Workload | str | None, isl_tokens: float | None,
              osl_tokens: float | None) -> tuple[float, float]:
     """(ISL, OSL) of a workload or of explicit lengths; both at once is an error."""
@@ -366,8 +385,12 @@ def project_curve(
     hardware : Hardware or str
         Catalog hardware (or its name).
     workload : Workload or str, optional
-        The traffic (a preset name or a :class:`~tokenomics.Workload`); its ISL/OSL are projected.
-        Default :data:`tokenomics.workload.DEFAULT_WORKLOAD`.
+        The traffic (a preset name or a :class:`~tokenomics.Workload`); its ISL/OSL are projected,
+        and for a fixed workload with ``cached_prefix_frac > 0`` each prompt's cached prefix
+        (``cached_prefix_frac x ISL`` tokens, at most ``ISL - 1``) is served from the prefix cache:
+        prefill computes only the new tokens and reads the prefix's KV once (rows carry
+        ``theoretical_cache_hit_frac`` and ``realized_cache_hit_frac``; the KV capacity still
+        holds each sequence's whole context). Default :data:`tokenomics.workload.DEFAULT_WORKLOAD`.
     isl_tokens, osl_tokens : float, optional
         Input and output sequence lengths [tokens] instead of a workload (a length not given is
         the default workload's).
@@ -446,6 +469,7 @@ def project_curve(
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
     isl_tokens, osl_tokens = _lengths(workload, isl_tokens, osl_tokens)
+    cached = _cached_tokens(workload, isl_tokens)
     if m.max_context_tokens and isl_tokens + osl_tokens > m.max_context_tokens:
         raise ValueError(f"isl_tokens={isl_tokens:g} + osl_tokens={osl_tokens:g} = {isl_tokens + osl_tokens:g} "
                          f"exceeds {m.model_id}'s context window (max_context_tokens="
@@ -463,12 +487,12 @@ def project_curve(
     if full:
         cfgs = with_speculative(cfgs, m)
     rows, limits = _aggregated_rows(m, hw, cfgs, isl_tokens, osl_tokens, concurrency, factors, (lo, hi),
-                                     best_practice=configs is None)
+                                     best_practice=configs is None, cached=cached)
     if rows is None and configs is None:
         # the searched replicas hold the weights but not one sequence of this length: spread the
         # model wider (pipeline stages, wide expert parallelism across scale-up domains)
         rows, more = _aggregated_rows(m, hw, _wider_configs(m, hw, speculative=full), isl_tokens, osl_tokens,
-                                      concurrency, factors, (lo, hi), best_practice=True)
+                                      concurrency, factors, (lo, hi), best_practice=True, cached=cached)
         limits = {**limits, **more}
     if rows is None:
         raise ValueError(
@@ -480,7 +504,7 @@ def project_curve(
     if full:
         try:
             dis = _disagg_rows(
-                m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens, cached_tokens=0.0,
+                m, hw, hw, isl_tokens=isl_tokens, osl_tokens=osl_tokens, cached_tokens=cached,
                 theoretical_hit_frac=None, concurrency=concurrency, prefill_config=None, decode_configs_=None,
                 num_decode_gpus=None, prefill_max_utilization_frac=DEFAULT_PREFILL_MAX_UTILIZATION_FRAC,
                 kv_transfer_eff_frac=DEFAULT_KV_TRANSFER_EFF_FRAC, tco_usd_per_gpu_hour=None, factors=factors,
