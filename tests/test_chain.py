@@ -208,7 +208,7 @@ def test_prices_that_earn_nothing_name_the_prices():
 def test_license_terms_get_the_plausible_ranges_of_prices_and_gpu_hour_costs():
     # a royalty of 1e-7 USD/Mtok is a per-token figure; 500 USD/GPU-hour is a per-rack (or per-system) hour
     with pytest.raises(ValueError, match=r"license_usd_per_mtok=1e-07 USD/Mtok is below the plausible minimum "
-                                         r"0\.0001 USD/Mtok \(a unit slip\? e\.g\. a per-token figure"):
+                                         r"0\.001 USD/Mtok \(a unit slip\? e\.g\. a per-token figure"):
         evaluate(None, "gb200", workload=HALF, **{**GIVEN, "license_usd_per_mtok": 1e-7})
     with pytest.raises(ValueError, match=r"license_usd_per_gpu_hour=500 is outside the plausible range \[0, 100\] "
                                          r"USD per accelerator-hour; a per-system or per-rack hour"):

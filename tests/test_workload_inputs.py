@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+import tokenomics as tk
 from tokenomics.workload import Workload, read_agentic_runs
 
 
@@ -359,3 +360,24 @@ def test_workload_refuses_unit_slips_and_text(fields: dict[str, Any], match: str
     # a fractional mean of a long sequence and whole short counts stay valid
     assert Workload(name="y", isl_tokens=294.45, osl_tokens=12.5).isl_tokens == 294.45
     assert Workload(name="z", isl_tokens=8, osl_tokens=1).osl_tokens == 1.0
+
+
+def test_registering_a_taken_name_is_refused_unless_replaced_and_reset_restores_the_presets() -> None:
+    mine = tk.Workload(name="8k/1k", isl_tokens=100, osl_tokens=100)
+    with pytest.raises(ValueError, match=r"already names the bundled preset '8k/1k'.*replace=True"):
+        tk.register_workload(mine)
+    assert tk.workload("8k/1k").isl_tokens == 8192
+    try:
+        tk.register_workload(mine, replace=True)
+        assert tk.workload("8k/1k").isl_tokens == 100
+        own = tk.Workload(name="my traffic", isl_tokens=2000, osl_tokens=300)
+        tk.register_workload(own, "mine")
+        tk.register_workload(own, "mine")  # the same workload again is no conflict
+        with pytest.raises(ValueError, match="already names the workload 'my traffic'"):
+            tk.register_workload(tk.Workload(name="other", isl_tokens=1, osl_tokens=1), "MINE")
+    finally:
+        tk.reset_catalogs()
+    assert tk.workload("8k/1k").isl_tokens == 8192
+    with pytest.raises(KeyError, match="unknown workload 'my traffic'"):
+        tk.workload("my traffic")
+    assert tk.workload("agentic-coding").kind == "sessions"

@@ -278,12 +278,12 @@ __all__ += [
 # --- outputs ----------------------------------------------------------------------------------------
 # (section: outputs)
 from tokenomics.analysis.sensitivity import margin_sensitivity, margin_sobol  # noqa: E402
-from tokenomics.chain import CHAIN_COLUMNS, evaluate  # noqa: E402
+from tokenomics.chain import CHAIN_COLUMNS, SkippedSystemsWarning, evaluate  # noqa: E402
 from tokenomics.outputs import plot  # noqa: E402
 from tokenomics.outputs.compare import compare  # noqa: E402
 from tokenomics.outputs.report import ReportOptions, build_report, write_report  # noqa: E402
 
-__all__ += ["CHAIN_COLUMNS", "ReportOptions", "build_report", "compare", "evaluate", "margin_sensitivity", "plot",
-            "write_report"]
+__all__ += ["CHAIN_COLUMNS", "ReportOptions", "SkippedSystemsWarning", "build_report", "compare", "evaluate",
+            "margin_sensitivity", "plot", "write_report"]
 __all__ += ["margin_sobol"]
 

@@ -281,7 +281,8 @@ class Restore:
         result : numpy.ndarray, float or dask.array.Array
             Computed values, broadcast from the prepared arrays.
         name : str, default "result"
-            Field name of the result, for the error message.
+            Field name of the result (e.g. ``"cost_usd_per_mtok"``), for the error message and as
+            the name of a Series or DataArray result (none for the default).
         allow_nan : bool, default False
             Let NaN through (a kernel's documented "no solution" marker); inf still raises.
         guard : bool, default True
@@ -290,7 +291,7 @@ class Restore:
         Returns
         -------
         float, numpy.ndarray, pandas.Series, dask.array.Array or xarray.DataArray
-            The result in the caller's container.
+            The result in the caller's container; a Series or DataArray is named ``name``.
 
         Raises
         ------
@@ -315,7 +316,8 @@ class Restore:
             return da.asarray(result).astype(float)
         if self.mode == "series":
             assert self.index is not None
-            return pd.Series(np.broadcast_to(result, (len(self.index),)), index=self.index, dtype=float)
+            return pd.Series(np.broadcast_to(result, (len(self.index),)), index=self.index, dtype=float,
+                             name=name if name != "result" else None)
         if self.mode == "array":
             return np.asarray(result, dtype=float)
         return float(np.asarray(result))
@@ -372,10 +374,18 @@ def prepare(*fields: tuple[str, Any, Check | None]) -> tuple[list[Any], Restore]
     ValueError
         A failed check, Series with different indexes, or containers that cannot be combined
         without silent alignment.
+    TypeError
+        A pandas DataFrame (a table, not one value per element: pass one column).
     """
     names = tuple(f[0] for f in fields)
     values = [f[1] for f in fields]
     checks = [f[2] for f in fields]
+    for name, value in zip(names, values, strict=True):
+        if isinstance(value, pd.DataFrame):
+            raise TypeError(
+                f"{name} is a pandas DataFrame of {value.shape[1]} column{'' if value.shape[1] == 1 else 's'}, "
+                "not one value per element: pass one column (frame[column]), a Series that keeps the index"
+            )
     has_xr = any(is_xarray(v) for v in values)
     has_dask = any(is_dask(v) for v in values)
     has_series = any(isinstance(v, pd.Series) for v in values)

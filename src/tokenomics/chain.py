@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -73,6 +74,7 @@ __all__ = [
     "DEFAULT_UTILIZATION_FRAC",
     "PRICE_FIELDS",
     "SUPPLY_COLUMNS",
+    "SkippedSystemsWarning",
     "band_ratios",
     "compare",
     "evaluate",
@@ -1015,8 +1017,9 @@ def compare(
     -------
     pandas.DataFrame
         One row per system that could be evaluated, sorted by cost per Mtok, columns
-        :data:`tokenomics.chain.CHAIN_COLUMNS`. Systems that could not be evaluated are listed
-        in ``frame.attrs["skipped"]``, one ``{"hardware_id": ..., "reason": ...}`` record each
+        :data:`tokenomics.chain.CHAIN_COLUMNS`. Systems that could not be evaluated are left
+        out with a :class:`SkippedSystemsWarning` and listed in ``frame.attrs["skipped"]``, one
+        ``{"hardware_id": ..., "reason": ...}`` record each
         (``pd.DataFrame(frame.attrs["skipped"])`` tabulates them; e.g. the interactivity is
         outside the curve's range: curves are never extrapolated; or the system has no TCO on
         the chosen basis).
@@ -1107,7 +1110,19 @@ def compare(
     out = pd.concat(rows, ignore_index=True).sort_values("cost_usd_per_mtok", ignore_index=True)
     # records, not a frame: pandas compares attrs when frames are concatenated
     out.attrs["skipped"] = skipped
+    if skipped:
+        reasons = "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5])
+        warnings.warn(f"compare: {len(skipped)} of {len(systems)} systems left out ({reasons}); "
+                      "frame.attrs['skipped'] lists them", SkippedSystemsWarning, stacklevel=2)
     return out
+
+
+class SkippedSystemsWarning(UserWarning):
+    """:func:`compare` left out systems it could not evaluate (listed in ``frame.attrs["skipped"]``).
+
+    Silence it with ``warnings.simplefilter("ignore", tk.SkippedSystemsWarning)`` where a
+    comparison over every catalog system is meant to drop the ones that cannot serve the point.
+    """
 
 
 def _message(err: BaseException) -> str:

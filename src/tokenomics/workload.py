@@ -31,7 +31,7 @@ from tokenomics._validate import (
     normalize_name,
     unknown_name_error,
 )
-from tokenomics.catalog import data_dir
+from tokenomics.catalog import data_dir, on_reset
 from tokenomics.economics import TokenMix
 
 #: Name of the workload every entry point uses when none is given.
@@ -359,7 +359,7 @@ def isl_osl_label(isl_tokens: float, osl_tokens: float) -> str:
 _PRESETS: dict[str, Workload] = {}
 
 
-def register_workload(preset: Workload, *aliases: str) -> None:
+def register_workload(preset: Workload, *aliases: str, replace: bool = False) -> None:
     """Make a workload available by name to :func:`workload` and every entry point.
 
     Parameters
@@ -368,9 +368,37 @@ def register_workload(preset: Workload, *aliases: str) -> None:
         The workload; its ``name`` is the lookup key.
     *aliases : str
         Further names for it.
+    replace : bool, default False
+        Let the name or an alias take over one that names another workload (a bundled preset
+        included); :func:`tokenomics.reset_catalogs` restores the bundled presets.
+
+    Raises
+    ------
+    TypeError
+        ``preset`` is not a :class:`Workload`.
+    ValueError
+        A name (case and punctuation ignored) already names a different workload and ``replace``
+        is False: tables would show the old label for the new traffic.
     """
-    for key in (preset.name, *aliases):
-        _PRESETS[normalize_name(key)] = preset
+    if not isinstance(preset, Workload):
+        raise TypeError(f"register_workload: expected a Workload, got {type(preset).__name__}")
+    names = (preset.name, *aliases)
+    keys = [normalize_name(name) for name in names]
+    if not replace:
+        taken = [(name, _PRESETS[k].name) for name, k in zip(names, keys, strict=True)
+                 if k in _PRESETS and _PRESETS[k] != preset]
+        if taken:
+            name, other = taken[0]
+            kind = "the bundled preset" if normalize_name(name) in _BUNDLED else "the workload"
+            raise ValueError(f"workload name {name!r} already names {kind} {other!r}; give the workload another "
+                             "name, or register_workload(..., replace=True) to replace it "
+                             "(tokenomics.reset_catalogs() restores the bundled presets)")
+    for k in keys:
+        _PRESETS[k] = preset
+
+
+_BUNDLED: dict[str, Workload] = {}
+"""The bundled presets by normalised name, filled once they are registered (restored on reset)."""
 
 
 register_workload(
@@ -1080,6 +1108,16 @@ _TEXT_RUN_COLUMNS = frozenset({"run_id", "hardware_id", "model_id", "framework",
                                "source", "as_of"})
 
 _register_agentic_presets()
+_BUNDLED.update(_PRESETS)
+
+
+def _restore_bundled_workloads() -> None:
+    """Forget user-registered workload presets: the bundled ones only, as registered at import."""
+    _PRESETS.clear()
+    _PRESETS.update(_BUNDLED)
+
+
+on_reset(_restore_bundled_workloads)
 
 
 def check_context_fits(model: Any, workload: Workload) -> None:

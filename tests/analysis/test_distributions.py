@@ -1,6 +1,7 @@
 """Tests of tokenomics.analysis.distributions and the spreads catalog."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from tokenomics.analysis.distributions import (
     check_plausible_distribution,
     load_spreads,
     spread_for,
+    warn_if_truncated,
 )
 from tokenomics.catalog import data_dir
 
@@ -64,6 +66,27 @@ def test_truncated_or_refused_as_documented():
         bounded("utilization_frac", 60.0, 0.0, 1.0)
     with pytest.raises(TypeError, match=r"frozen scipy\.stats"):
         bounded("x", "wide")
+
+
+@pytest.mark.parametrize(("dist", "low", "high", "outside"), [
+    (stats.uniform(0.4, 1.0), 0.0, 1.0, 0.4),  # scipy's cdf: 0.4 of [0.4, 1.4] above 1
+    (stats.norm(1.0, 1.0), 0.0, math.inf, stats.norm.cdf(-1.0)),
+    (Spread("uniform", 0.5, 1.5).around(0.8), 0.0, 1.0, 0.25),  # the closed form: [0.4, 1.2] above 1
+    (0.6, 0.0, 1.0, 0.0),  # a number inside the range: nothing outside
+])
+def test_share_outside_the_range_comes_from_the_cdf(dist, low, high, outside):
+    b = bounded("x", dist, low, high)
+    assert b.outside_frac == pytest.approx(outside, abs=1e-12)
+
+
+def test_truncation_warns_above_one_percent_outside():
+    with pytest.warns(UserWarning, match=r"utilization_frac: 25\.0% .*valid range \(0, 1\]"):
+        warn_if_truncated(bounded("utilization_frac", stats.uniform(0.5, 0.6667), 0.0, 1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # 0.99 % of U(0.2, 0.808) above 1: below the threshold
+        warn_if_truncated(bounded("utilization_frac", stats.uniform(0.2, 0.808), 0.0, 1.0))
+        warn_if_truncated(bounded("utilization_frac", 0.6, 0.0, 1.0))
 
 
 def _uncertain_rows():

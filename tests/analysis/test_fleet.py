@@ -40,6 +40,27 @@ def test_fleet_is_stated_not_rounded_silently():
     assert f["cost_profit_margin_frac"] == pytest.approx(140.0 / 480.0)
 
 
+def test_fleet_per_day_refuses_mtok_per_day_given_for_tokens_per_day():
+    # 8,000 / 2,000 / 1,000 Mtok a day written as tokens: 9,000 tokens/day would be one GPU busy
+    # 0.001 % of the day, a revenue of $0.0056 and a gross margin of -14,056
+    with pytest.raises(ValueError, match=r"input_tokens_per_day \+ output_tokens_per_day=9000\.0 tokens/day is below "
+                                         r"the plausible minimum 1e\+06 tokens/day \(a unit slip\? e\.g\. Mtok per day "
+                                         r"where tokens per day are meant: multiply by 1e6\); allowed \[1e\+06, inf\]"):
+        fleet_per_day(8000, 2000, 1000, 10000, 0.6, 3.28, 0.55, 2.19)
+    with pytest.raises(ValueError, match=r"below the plausible minimum 1e\+06 tokens/day"):
+        fleet_per_day(np.array([8e9, 8000.0]), 0.0, np.array([1e9, 1000.0]), 10000, 0.6, 3.28, 0.55, 2.19)
+    # the same day in tokens: 9e9 / (10,000 x 86,400 x 0.6) = 17.36 GPUs -> 18 paid
+    f = fleet_per_day(8e9, 2e9, 1e9, 10000, 0.6, 3.28, 0.55, 2.19).iloc[0]
+    assert f["accelerators"] == 18
+    # revenue 6,000 Mtok x 0.55 + 2,000 x 0.055 (cached at 10 %) + 1,000 x 2.19 = 5,600 $/day;
+    # cost 18 x 24 x 3.28 = 1,416.96 $/day
+    assert f["revenue_usd_per_day"] == pytest.approx(5600.0, rel=1e-12)
+    assert f["cost_usd_per_day"] == pytest.approx(1416.96, rel=1e-12)
+    assert f["gross_margin_frac"] == pytest.approx((5600.0 - 1416.96) / 5600.0, rel=1e-12)
+    # the minimum itself passes: 1e6 tokens/day on one accelerator
+    assert fleet_per_day(5e5, 0.0, 5e5, 1000.0, 0.5, 2.0, 1.0, 4.0)["accelerators"].iloc[0] == 1
+
+
 def test_fraction_of_one_accelerator_is_stated():
     f = fleet_per_day(1e6, 0.0, 1e6, 1e4, 0.5, 2.0, 1.0, 4.0).iloc[0]
     assert f["accelerators_needed"] < 1

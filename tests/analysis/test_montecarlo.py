@@ -2,12 +2,15 @@
 
 import math
 import os
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from tokenomics.analysis.distributions import Spread
 from tokenomics.analysis.montecarlo import METRICS, SKETCH_BUCKETS, monte_carlo
 from tokenomics.cost.tco import itemised_tco_usd_per_gpu_hour
 
@@ -268,7 +271,8 @@ def test_unit_slips_and_spreads_outside_the_range_are_refused(kwargs, match):
 
 def test_a_spread_that_would_go_negative_is_truncated():
     # normal(2.19, 1.5): 7 % of it lies below 0; the draws are truncated to > 0, not clipped to 0
-    r = monte_carlo(_base(), n_draws=4096, output_usd_per_mtok=stats.norm(2.19, 1.5), catalog_spreads=False)
+    with pytest.warns(UserWarning, match="output_usd_per_mtok: 7.2%"):
+        r = monte_carlo(_base(), n_draws=4096, output_usd_per_mtok=stats.norm(2.19, 1.5), catalog_spreads=False)
     margin = r.draws["gross_margin_frac"].to_numpy()
     assert np.isfinite(margin).all()
     assert (r.summary.loc[r.summary["metric"] == "breakeven_price_usd_per_mtok", "p5"] > 0).all()
@@ -276,6 +280,62 @@ def test_a_spread_that_would_go_negative_is_truncated():
     # inverse CDF on the valid part [0, inf): strictly increasing, no mass piled at the bound
     assert p[0] == pytest.approx(0.0, abs=1e-12)
     assert (np.diff(p) > 0).all()
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    # uniform on [0.4, 1.4]: 0.4 of its probability lies above 1
+    ({"utilization_frac": stats.uniform(0.4, 1.0)}, r"utilization_frac: 40\.0% .*valid range \(0, 1\]"),
+    # normal(2.19, 2): P(x < 0) = Phi(-1.095) = 13.7 %
+    ({"output_usd_per_mtok": stats.norm(2.19, 2.0)}, r"output_usd_per_mtok: 13\.7% .*valid range \[0, inf\)"),
+    # a Spread around the base utilization 0.6: normal multiplier, p5-p95 = 0.2-1.8 (sigma 0.8 / 1.6449):
+    # above 1 / 0.6 with probability 1 - Phi((1 / 0.6 - 1) / sigma) = 8.5 %, below 0 Phi(-1 / sigma) = 2.0 %
+    ({"utilization_frac": Spread("normal", 0.2, 1.8)}, r"utilization_frac: 10\.5% .*\(0, 1\]"),
+])
+def test_a_distribution_partly_outside_its_range_warns_naming_field_share_and_range(kwargs, match):
+    with pytest.warns(UserWarning, match=match) as caught:
+        r = monte_carlo(_base(), n_draws=1024, catalog_spreads=False, **kwargs)
+    assert len(caught) == 1
+    assert caught[0].filename == __file__  # attributed to the caller, not to the library
+    share = float(re.search(r"(\d+\.\d)%", str(caught[0].message)).group(1)) / 100
+    assert r.problem.params[0].dist.outside_frac == pytest.approx(share, abs=5e-4)
+
+
+def test_a_distribution_all_but_inside_its_range_is_truncated_silently():
+    # normal(2.19, 0.5): 6e-6 of it lies below 0; beta is inside (0, 1] by construction
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monte_carlo(_base(), n_draws=256, catalog_spreads=False, output_usd_per_mtok=stats.norm(2.19, 0.5),
+                    utilization_frac=stats.beta(6, 4))
+
+
+def test_the_truncated_input_draws_are_kept_beside_the_metrics():
+    with pytest.warns(UserWarning, match="utilization_frac"):
+        r = monte_carlo(_base(), n_draws=4096, utilization_frac=stats.uniform(0.4, 1.0), catalog_spreads=False)
+    u = r.draws["utilization_frac"]
+    assert u.dims == ("draw",)
+    assert u.attrs["outside_frac"] == pytest.approx(0.4)
+    # truncated to [0.4, 1]: uniform there, mean 0.7 (not the given 0.9)
+    assert float(u.min()) >= 0.4
+    assert float(u.max()) <= 1.0
+    assert float(u.mean()) == pytest.approx(0.7, abs=1e-3)
+    # the metrics of each draw come from that draw's input: cost = K / (T * 0.0036 * u)
+    cost = r.draws["cost_usd_per_mtok"].sel(case="a").to_numpy()
+    np.testing.assert_allclose(cost, K_A / (T_A * 0.0036 * u.to_numpy().astype(float)), rtol=1e-6)
+    assert "output_usd_per_mtok" not in r.draws  # fixed inputs are not draws
+
+
+def test_per_system_catalog_multipliers_are_kept_per_system():
+    base = _base(throughput_low_tok_per_s_per_gpu=[0.62 * T_A, np.nan],
+                 throughput_high_tok_per_s_per_gpu=[1.37 * T_A, np.nan])
+    r = monte_carlo(base, n_draws=1024)
+    mult = r.draws["throughput_mult"]
+    assert mult.dims == ("draw", "system")
+    assert list(mult["system"].values) == ["a", "b"]
+    assert (mult.sel(system="b") == 1.0).all()  # b is measured: exact
+    # median of the lognormal band multiplier: sqrt(0.62 * 1.37)
+    assert float(mult.sel(system="a").median()) == pytest.approx(math.sqrt(0.62 * 1.37), rel=0.02)
+    np.testing.assert_allclose(r.draws["cost_usd_per_mtok"].sel(case="a").to_numpy(),
+                               K_A / (T_A * mult.sel(system="a").to_numpy().astype(float) * 0.0036 * 0.6), rtol=1e-6)
 
 
 def test_interactivity_in_seconds_is_refused_before_any_evaluation():

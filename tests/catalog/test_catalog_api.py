@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -106,6 +107,23 @@ def test_with_values_overrides_and_records_source():
     assert hw.hbm_bandwidth_tb_per_s != 4.0  # original unchanged
     with pytest.raises(KeyError, match="hbm_bandwidth_tb_per_s"):
         hw.with_values(hbm_bandwith_tb_per_s=4.0)
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        ({"layers": 100}, "dense_layers=80 + moe_layers=0 must equal layers=100"),
+        ({"kv_heads": 128}, "kv_heads=128 exceeds attention_heads=64"),
+        ({"active_params_b": 80.0}, "active_params_b=80 exceeds total_params_b=70.55"),
+    ],
+)
+def test_an_edited_model_whose_counts_disagree_is_refused(edit: dict[str, float], needle: str) -> None:
+    llama = tk.model("llama-3.3-70b")
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        llama.with_values(**edit)
+    # the related fields given together are one consistent architecture
+    deeper = llama.with_values(layers=100, dense_layers=100)
+    assert (deeper.layers, deeper.dense_layers, deeper.moe_layers) == (100, 100, 0)
 
 
 def test_model_copy_update_also_works():

@@ -18,11 +18,11 @@ def test_same_value_scalar_array_series():
 
 def test_bad_input_and_overflow():
     with pytest.raises(ValueError, match="facility_power_kw_per_accelerator"):
-        energy_j_per_token(0.0, 1000.0)
+        energy_j_per_token(0.0, 1000.0, 1.0)
     with pytest.raises(ValueError, match="percent"):
         tok_per_s_per_mw(1000.0, 1.0, 50)
     with pytest.raises(ValueError, match="not finite"):
-        energy_j_per_token(30.0, 1e-300, 1e-10)  # a plausible power over an underflowing throughput
+        energy_j_per_token(30.0, 0.01, 1e-308)  # a plausible power over an underflowing busy throughput
 
 
 def test_energy_columns():
@@ -47,3 +47,22 @@ def test_power_in_watts_or_megawatts_is_refused():
         tok_per_s_per_mw(3000.0, np.array([1.5, 0.0015]), 0.5)
     # the edges pass: 30 kW x 1000 / (3000 tok/s x 0.5) = 20 J/token
     assert energy_j_per_token(30.0, 3000.0, 0.5) == pytest.approx(20.0)
+
+
+def test_utilization_is_required_and_charges_idle_power():
+    # idle hours draw the facility power too: 1.8 kW over 10,000 tok/s busy 50 % of the time is
+    # 1800 W / (10,000 x 0.5) tok/s = 0.36 J/token, twice the full-load 0.18 J/token
+    with pytest.raises(TypeError, match="utilization_frac"):
+        energy_j_per_token(1.8, 10_000.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="utilization_frac"):
+        tok_per_s_per_mw(10_000.0, 1.8)  # type: ignore[call-arg]
+    assert energy_j_per_token(1.8, 10_000.0, 0.5) == pytest.approx(0.36, rel=1e-12)
+    assert energy_j_per_token(1.8, 10_000.0, 1.0) == pytest.approx(0.18, rel=1e-12)
+    # 10,000 x 0.5 tok/s per 1.8 kW = 5,000 / 0.0018 MW = 2,777,778 tok/s/MW
+    assert tok_per_s_per_mw(10_000.0, 1.8, 0.5) == pytest.approx(5_000.0 / 0.0018, rel=1e-12)
+
+
+def test_series_results_are_named():
+    s = energy_j_per_token(1.5, pd.Series([3000.0, 1500.0], index=["x", "y"], name="tput"), 0.5)
+    pd.testing.assert_series_equal(s, pd.Series([1.0, 2.0], index=["x", "y"], name="energy_j_per_token"))
+    assert tok_per_s_per_mw(pd.Series([3000.0], index=["x"]), 1.5, 0.5).name == "tok_per_s_per_mw"

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import tokenomics as tk
-from tokenomics.cost.tco import TCO_COMPONENTS, itemised_tco_usd_per_gpu_hour
+from tokenomics.cost.tco import TCO_COMPONENTS, itemised_tco_usd_per_gpu_hour, tco_basis
 
 HAND = {
     "capex_usd_per_accelerator": 60_000.0,
@@ -320,3 +320,65 @@ def test_the_basis_follows_the_arguments_and_contradictions_are_refused():
         tk.tco("gb200", "neocloud", vintage="2026-09", tier="rental")
     with pytest.raises(ValueError, match="tier='rental' selects a published figure"):
         tk.tco("gb200", basis="itemised", tier="rental")
+
+
+@pytest.mark.parametrize("values", [pd.Series([0.05, 0.1]), np.array([0.05, 0.1]), [0.05]])
+def test_an_array_override_is_refused_naming_it_and_the_vectorised_kernel(values):
+    with pytest.raises(TypeError, match=r"electricity_usd_per_kwh: tco\(\) takes one number per override") as err:
+        tk.tco("gb200", electricity_usd_per_kwh=values)
+    assert "tk.itemised_tco_usd_per_gpu_hour" in str(err.value)
+    with pytest.raises(TypeError, match="accelerators_per_system"):
+        tk.TcoBasis.explicit(2.0).tco("gb200", accelerators_per_system=np.array([72, 36]))
+
+
+def test_numpy_scalars_are_scalar_overrides():
+    expected = tk.tco("gb200", electricity_usd_per_kwh=0.1).usd_per_gpu_hour
+    assert tk.tco("gb200", electricity_usd_per_kwh=np.float64(0.1)).usd_per_gpu_hour == expected
+    assert tk.tco("gb200", electricity_usd_per_kwh=np.array(0.1)).usd_per_gpu_hour == expected
+
+
+def test_the_vectorised_kernel_gives_the_tco_of_each_override_value():
+    # the route the refusal above names: Series in, Series out, each element tk.tco's figure
+    inputs = tk.tco("gb200").inputs
+    names = [n for n in HAND if n != "accelerators_per_system"]
+    prices = pd.Series([0.05, 0.1], index=["cheap", "dear"])
+    total = itemised_tco_usd_per_gpu_hour(**{n: inputs[n] for n in names if n != "electricity_usd_per_kwh"},
+                                          electricity_usd_per_kwh=prices)["total"]
+    assert list(total.index) == ["cheap", "dear"]
+    for label, price in prices.items():
+        assert total[label] == pytest.approx(tk.tco("gb200", electricity_usd_per_kwh=price).usd_per_gpu_hour)
+
+
+def test_a_tco_result_given_as_the_basis_says_what_to_pass_instead():
+    result = tk.tco("gb200", electricity_usd_per_kwh=0.15)
+    for call in (lambda: tk.compare("deepseek-r1", ["gb200"], tco=result), lambda: tco_basis(result)):
+        with pytest.raises(ValueError, match=r"a TcoResult \(the TCO of gb200-nvl72, 3\.\d+ USD/GPU-hour\)") as err:
+            call()
+        text = str(err.value)
+        assert "cost_usd_per_gpu_hour=result.usd_per_gpu_hour" in text
+        assert "tco_result=result" in text
+        assert "breakdown" not in text
+        assert len(text) < 400
+
+
+def test_an_itemised_basis_carries_tco_inputs_to_every_system() -> None:
+    basis = tk.TcoBasis.itemised("neocloud", electricity_usd_per_kwh=0.05, pue=1.3)
+    assert basis.label == "itemised, neocloud profile, electricity_usd_per_kwh=0.05, pue=1.3"
+    for hw in ("gb200", "mi355x"):
+        by_hand = tk.tco(hw, "neocloud", electricity_usd_per_kwh=0.05, pue=1.3).usd_per_gpu_hour
+        assert basis.tco(hw).usd_per_gpu_hour == pytest.approx(by_hand)
+        assert by_hand != pytest.approx(tk.tco(hw, "neocloud").usd_per_gpu_hour)
+    # an explicit override wins over the basis's own input
+    assert basis.tco("gb200", pue=1.1).usd_per_gpu_hour == pytest.approx(
+        tk.tco("gb200", "neocloud", electricity_usd_per_kwh=0.05, pue=1.1).usd_per_gpu_hour)
+    table = tk.compare("deepseek-r1", ["gb200"], tco=basis)
+    assert table["cost_usd_per_gpu_hour"].iloc[0] == pytest.approx(basis.tco("gb200").usd_per_gpu_hour)
+
+
+def test_tco_inputs_are_checked_and_belong_to_an_itemised_basis() -> None:
+    with pytest.raises(KeyError, match="closest: electricity_usd_per_kwh"):
+        tk.TcoBasis.itemised(electricity=0.05)
+    with pytest.raises(ValueError, match=r"pue=13.0 is outside the allowed range \[1.0, 3.0\]"):
+        tk.TcoBasis.itemised(pue=13)
+    with pytest.raises(ValueError, match="does not use inputs"):
+        tk.TcoBasis(kind="published", vintage="2026-09", tier="rental", inputs=(("pue", 1.2),))

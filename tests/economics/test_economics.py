@@ -6,7 +6,14 @@ import pydantic
 import pytest
 
 import tokenomics as tk
+from tokenomics.analysis.fleet import fleet_per_day
+from tokenomics.chain import check_throughput_plausible
+from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.economics import (
+    MAX_THROUGHPUT_TOK_PER_S_PER_GPU,
+    MAX_USD_PER_MTOK,
+    MIN_THROUGHPUT_TOK_PER_S_PER_GPU,
+    MIN_USD_PER_MTOK,
     LicenseFee,
     TokenMix,
     attribute_cost_per_mtok,
@@ -15,6 +22,7 @@ from tokenomics.economics import (
     breakeven_license_fee_frac,
     breakeven_price_usd_per_mtok,
     breakeven_utilization_frac,
+    check_usd_per_mtok,
     cost_per_mtok,
     cost_split_per_mtok,
     gross_margin_frac,
@@ -36,7 +44,7 @@ def test_inferencex_worked_example():
     # By hand: 55.6 tok/s * 3600 s = 200_160 tok/h = 0.20016 Mtok/h; 1.48 / 0.20016 = 7.394.
     assert cost_per_mtok(1.48, 55.6, 1.0) == pytest.approx(1.48 / 0.20016, rel=1e-12)
     assert round(cost_per_mtok(1.48, 55.6, 1.0), 2) == 7.39
-    assert round(inferencex_cost_per_mtok(1.48, 55.6).total_usd_per_mtok, 2) == 7.39
+    assert round(inferencex_cost_per_mtok(1.48, 55.6, utilization_frac=1.0).total_usd_per_mtok, 2) == 7.39
 
 
 def test_cost_per_mtok_scalar_array_nan_series():
@@ -90,7 +98,7 @@ def test_utilization_percent_array_elementwise():
 def test_inferencex_convention_is_not_additive():
     # pitfall 2: charging the whole GPU-hour to each class double counts the spend
     c = inferencex_cost_per_mtok(2.0, 1000.0, input_throughput_tok_per_s_per_gpu=500.0,
-                                 output_throughput_tok_per_s_per_gpu=500.0)
+                                 output_throughput_tok_per_s_per_gpu=500.0, utilization_frac=1.0)
     s_in = s_out = 0.5
     assert s_in * c.input_usd_per_mtok + s_out * c.output_usd_per_mtok == pytest.approx(2 * c.total_usd_per_mtok)
 
@@ -299,13 +307,13 @@ def test_public_names_exported():
 
 
 def test_finite_result_guard_names_the_fields():
-    # plausible costs and prices, but throughput x utilization underflows (or overflows)
+    # plausible costs, prices and throughputs, but throughput x utilization underflows
     with pytest.raises(ValueError, match=r"cost_usd_per_mtok is not finite.*cost_usd_per_gpu_hour=100"):
         tk.cost_per_mtok(100.0, 0.01, 1e-308)
     with pytest.raises(ValueError, match="gross_margin_frac is not finite"):
-        gross_margin_frac(1.0, 1e-300, 1e-300, 100.0)
+        gross_margin_frac(1.0, 0.01, 1e-308, 100.0)
     with pytest.raises(ValueError, match="position 1"):
-        profit_usd_per_gpu_hour(np.array([2.0, 1000.0]), np.array([1000.0, 1e308]), 1.0, 2.0)
+        gross_margin_frac(2.0, np.array([1000.0, 0.01]), np.array([1.0, 1e-308]), 2.0)
 
 
 def test_dask_input_stays_lazy_and_matches_numpy():
@@ -445,10 +453,10 @@ def test_plausible_range_edges_still_pass_with_the_same_numbers():
     # free list prices are allowed: half input at 0, half output at 2 -> 1.0 USD/Mtok
     assert blended_price_usd_per_mtok(0.0, 2.0, 0.5) == pytest.approx(1.0)
     assert revenue_usd_per_gpu_hour(1000.0, 0.5, 0.0) == 0.0
-    # the cheapest blended price (0.0001 USD/Mtok) and the fixed fee at 100 USD/GPU-hour
+    # the cheapest price (0.001 USD/Mtok) and the fixed fee at 100 USD/GPU-hour
     # margin = 1 - (100 + 2) / (1.8 Mtok x 1 USD/Mtok) = -55.67
     assert gross_margin_frac(1.0, 1000.0, 0.5, 2.0, 0.0, 0.0, 100.0) == pytest.approx(1.0 - 102.0 / 1.8)
-    assert revenue_usd_per_gpu_hour(1000.0, 0.5, 1e-4) == pytest.approx(1.8e-4)
+    assert revenue_usd_per_gpu_hour(1000.0, 0.5, 1e-3) == pytest.approx(1.8e-3)
 
 
 def test_kernels_refuse_slips_element_wise_in_arrays():
@@ -478,16 +486,16 @@ def test_inferencex_parts_above_the_total_are_refused():
     with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu \+ output_throughput_tok_per_s_per_gpu="
                                          r"100 tok/s/GPU is above throughput_tok_per_s_per_gpu=55\.6"):
         inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=50.0,
-                                 output_throughput_tok_per_s_per_gpu=50.0)
+                                 output_throughput_tok_per_s_per_gpu=50.0, utilization_frac=1.0)
     with pytest.raises(ValueError, match=r"input_throughput_tok_per_s_per_gpu=60 .* above .*=55\.6"):
-        inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=60.0)
+        inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=60.0, utilization_frac=1.0)
     with pytest.raises(ValueError, match=r"at position 1 \(1 of 2 bad\)"):
         inferencex_cost_per_mtok(1.48, np.array([55.6, 55.6]),
                                  input_throughput_tok_per_s_per_gpu=np.array([27.8, 40.0]),
-                                 output_throughput_tok_per_s_per_gpu=27.8)
+                                 output_throughput_tok_per_s_per_gpu=27.8, utilization_frac=1.0)
     # parts adding up to the total pass; the Series index is kept. 1.48 / (27.8 x 0.0036) = 14.79
     c = inferencex_cost_per_mtok(1.48, pd.Series([55.6], index=["mi355x"]), input_throughput_tok_per_s_per_gpu=27.8,
-                                 output_throughput_tok_per_s_per_gpu=27.8)
+                                 output_throughput_tok_per_s_per_gpu=27.8, utilization_frac=1.0)
     assert list(c.output_usd_per_mtok.index) == ["mi355x"]
     assert c.output_usd_per_mtok.iloc[0] == pytest.approx(1.48 / (27.8 * 0.0036))
     # cost_per_mtok takes utilization third: here a third number would be an input throughput
@@ -553,3 +561,114 @@ def test_cost_per_mtok_refuses_an_implausible_throughput(throughput):
 def test_cost_per_mtok_names_a_missing_cost():
     with pytest.raises(ValueError, match="cost_usd_per_gpu_hour is missing"):
         cost_per_mtok(None, 1000.0, 0.6)
+
+
+# --- one plausible range per quantity -----------------------------------------------------------
+
+# 2e6 tok/s/GPU lies between the former limits 1e6 and 1e7; 5e-4 USD/Mtok between 0.0001 and 0.001
+THROUGHPUT_TAKERS = {
+    "cost_per_mtok": lambda t: cost_per_mtok(2.0, t, 0.6),
+    "served_mtok_per_gpu_hour": lambda t: served_mtok_per_gpu_hour(t, 0.6),
+    "revenue_usd_per_gpu_hour": lambda t: revenue_usd_per_gpu_hour(t, 0.6, 2.0),
+    "gross_margin_frac": lambda t: gross_margin_frac(2.0, t, 0.6, 2.0),
+    "profit_usd_per_gpu_hour": lambda t: profit_usd_per_gpu_hour(2.0, t, 0.6, 2.0),
+    "breakeven_price_usd_per_mtok": lambda t: breakeven_price_usd_per_mtok(t, 0.6, 2.0),
+    "inferencex_cost_per_mtok": lambda t: inferencex_cost_per_mtok(2.0, t, utilization_frac=0.6),
+    "energy_j_per_token": lambda t: energy_j_per_token(1.5, t, 0.6),
+    "tok_per_s_per_mw": lambda t: tok_per_s_per_mw(t, 1.5, 0.6),
+    "fleet_per_day": lambda t: fleet_per_day(8e9, 2e9, 1e9, t, 0.6, 3.28, 0.55, 2.19),
+    "chain.check_throughput_plausible": lambda t: check_throughput_plausible("throughput_tok_per_s_per_gpu", t),
+}
+
+
+@pytest.mark.parametrize("name", list(THROUGHPUT_TAKERS))
+def test_every_function_refuses_the_same_implausible_throughput(name):
+    func = THROUGHPUT_TAKERS[name]
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=2000000\.0 tok/s/GPU is .*"
+                                         r"\[0\.01, 1e\+06\] tok/s/GPU"):
+        func(2e6)
+    with pytest.raises(ValueError, match=r"throughput_tok_per_s_per_gpu=0\.005 tok/s/GPU is below the plausible "
+                                         r"minimum 0\.01"):
+        func(0.005)
+    func(MAX_THROUGHPUT_TOK_PER_S_PER_GPU)  # the edges pass
+    func(MIN_THROUGHPUT_TOK_PER_S_PER_GPU if name != "fleet_per_day" else 0.02)
+
+
+PRICE_TAKERS = {
+    "check_usd_per_mtok(input)": lambda p: check_usd_per_mtok("input_usd_per_mtok", p),
+    "check_usd_per_mtok(cached)": lambda p: check_usd_per_mtok("cached_input_usd_per_mtok", p),
+    "check_usd_per_mtok(blended)": lambda p: check_usd_per_mtok("price_usd_per_mtok", p),
+    "gross_margin_frac": lambda p: gross_margin_frac(p, 1000.0, 0.6, 2.0),
+    "revenue_usd_per_gpu_hour": lambda p: revenue_usd_per_gpu_hour(1000.0, 0.6, p),
+    "blended_price_usd_per_mtok": lambda p: blended_price_usd_per_mtok(p, 2.19, 0.9),
+    "license royalty": lambda p: profit_usd_per_gpu_hour(2.0, 1000.0, 0.6, 2.0, 0.0, p),
+    "fleet_per_day": lambda p: fleet_per_day(8e9, 2e9, 1e9, 2000.0, 0.6, 3.28, p, 2.19),
+    "fleet_per_day(cached)": lambda p: fleet_per_day(8e9, 2e9, 1e9, 2000.0, 0.6, 3.28, 0.55, 2.19, p),
+}
+
+
+@pytest.mark.parametrize("name", list(PRICE_TAKERS))
+def test_every_function_refuses_the_same_implausible_price(name):
+    func = PRICE_TAKERS[name]
+    with pytest.raises(ValueError, match=r"_usd_per_mtok=0\.0005 USD/Mtok is below the plausible minimum 0\.001 "
+                                         r"USD/Mtok \(a unit slip\? e\.g\. a per-token figure"):
+        func(5e-4)
+    with pytest.raises(ValueError, match=r"_usd_per_mtok=2000\.0 USD/Mtok is outside the allowed range (0 or )?"
+                                         r"\[0\.001, 1000\] USD/Mtok"):
+        func(2000.0)
+    func(MIN_USD_PER_MTOK)  # the edges pass (a cached price at most the input price)
+    func(MAX_USD_PER_MTOK if name != "fleet_per_day(cached)" else 0.55)
+
+
+def test_the_vocabulary_states_the_same_ranges_as_the_checks():
+    for name in ("input_usd_per_mtok", "cached_input_usd_per_mtok", "output_usd_per_mtok",
+                 "cache_write_usd_per_mtok"):
+        spec = tk.catalog.parameter_spec("price", name)
+        assert (spec.min_value, spec.max_value) == (MIN_USD_PER_MTOK, MAX_USD_PER_MTOK)
+    for name in ("throughput_tok_per_s_per_gpu", "output_throughput_tok_per_s_per_gpu"):
+        spec = tk.catalog.parameter_spec("curve", name)
+        assert (spec.min_value, spec.max_value) == (MIN_THROUGHPUT_TOK_PER_S_PER_GPU, MAX_THROUGHPUT_TOK_PER_S_PER_GPU)
+
+
+# --- containers: named Series out, no DataFrame in -------------------------------------------------
+
+
+def test_series_results_are_named_after_the_result():
+    tput = pd.Series([1000.0, 2000.0], index=["a", "b"], name="tput")
+    cost = cost_per_mtok(2.0, tput, 0.6)
+    # by hand: 2 / (1000 x 3600 x 0.6 / 1e6) = 2 / 2.16 = 0.9259; half of it at 2000 tok/s
+    pd.testing.assert_series_equal(
+        cost, pd.Series([2.0 / 2.16, 1.0 / 2.16], index=["a", "b"], name="cost_usd_per_mtok"), rtol=1e-12)
+    assert gross_margin_frac(2.0, tput, 0.6, 2.0).name == "gross_margin_frac"
+    assert revenue_usd_per_gpu_hour(tput, 0.6, 2.0).name == "revenue_usd_per_gpu_hour"
+    assert served_mtok_per_gpu_hour(tput, 0.6).name == "served_mtok_per_gpu_hour"
+    assert breakeven_utilization_frac(2.0, tput, 2.0).name == "breakeven_utilization_frac"
+    assert profit_usd_per_gpu_year(2.0, tput, 0.6, 2.0).name == "profit_usd_per_gpu_year"
+    assert profit_usd_per_mw_year(2.0, tput, 0.6, 2.0, 1.5).name == "profit_usd_per_mw_year"
+    split = cost_split_per_mtok(2.0, tput, 0.6, 0.5, 0.0, rule="price", input_usd_per_mtok=0.5,
+                                output_usd_per_mtok=2.0)
+    assert split.output_usd_per_mtok.name == "output_cost_usd_per_mtok"
+    ix = inferencex_cost_per_mtok(2.0, tput, output_throughput_tok_per_s_per_gpu=tput / 2, utilization_frac=0.6)
+    assert (ix.total_usd_per_mtok.name, ix.output_usd_per_mtok.name) == ("total_usd_per_mtok",
+                                                                         "output_cost_usd_per_mtok")
+    assert ix.output_usd_per_mtok["a"] == pytest.approx(2.0 / 1.08)  # 500 tok/s x 3600 x 0.6 = 1.08 Mtok/h
+
+
+def test_a_dataframe_is_refused_not_returned_as_a_2d_array():
+    frame = pd.DataFrame({"a": [1000.0, 2000.0], "b": [1500.0, 2500.0]})
+    with pytest.raises(TypeError, match=r"throughput_tok_per_s_per_gpu is a pandas DataFrame of 2 columns.*"
+                                        r"pass one column"):
+        cost_per_mtok(2.0, frame, 0.6)
+    with pytest.raises(TypeError, match="utilization_frac is a pandas DataFrame of 1 column,"):
+        gross_margin_frac(2.0, 1000.0, frame[["a"]] / 4000.0, 2.0)
+
+
+def test_inferencex_utilization_is_required_and_explicit():
+    with pytest.raises(TypeError, match="utilization_frac"):
+        inferencex_cost_per_mtok(1.48, 55.6)  # type: ignore[call-arg]
+    # the dashboard's full-load figure, and half of the paid hours busy: twice the cost
+    # by hand: 1.48 / (55.6 x 3600 / 1e6) = 7.394; / 0.5 = 14.79
+    assert inferencex_cost_per_mtok(1.48, 55.6, utilization_frac=1.0).total_usd_per_mtok == pytest.approx(
+        1.48 / 0.20016, rel=1e-12)
+    assert inferencex_cost_per_mtok(1.48, 55.6, utilization_frac=0.5).total_usd_per_mtok == pytest.approx(
+        1.48 / 0.10008, rel=1e-12)

@@ -153,7 +153,10 @@ def test_window_layers_without_window_length_raise() -> None:
 
 
 def test_more_window_layers_than_layers_raise() -> None:
-    m = _toy(sliding_window_layers=5, sliding_window_tokens=16)
+    with pytest.raises(ValueError, match="sliding_window_layers=5 exceeds layers=4"):
+        _toy(sliding_window_layers=5, sliding_window_tokens=16)
+    # an entry built without validation is still refused where the cache is sized
+    m = Model.model_construct(**{**_toy().model_dump(), "sliding_window_layers": 5, "sliding_window_tokens": 16})
     with pytest.raises(ValueError, match="exceeds layers"):
         tk.kv_cache_bytes_per_token(m)
 

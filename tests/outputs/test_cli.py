@@ -128,6 +128,33 @@ def test_cost_outside_curve_is_one_line_error(capsys):
     assert "b200" in err
 
 
+def test_a_system_that_cannot_serve_the_point_is_skipped_like_compare_does(capsys):
+    rc, out, err = run(capsys, "cost", "--model", "deepseek-r1", "--hardware", "gb200", "--hardware", "h100",
+                       "--interactivity", "300", "--format", "csv")
+    assert rc == 0
+    frame = pd.read_csv(io.StringIO(out))
+    with pytest.warns(tk.SkippedSystemsWarning):
+        table = tk.compare("deepseek-r1", ["gb200", "h100"], interactivity_tok_per_s_per_user=300)
+    assert frame["hardware_id"].tolist() == table["hardware_id"].tolist() == ["gb200-nvl72"]
+    assert frame["cost_usd_per_mtok"].iloc[0] == pytest.approx(table["cost_usd_per_mtok"].iloc[0])
+    assert "skipped h100-sxm: --interactivity=300 is beyond the fastest point" in err
+    # every system failing is still an error
+    rc, _, err = run(capsys, "margin", "--model", "deepseek-r1", "--hardware", "h200", "--hardware", "h100",
+                     "--interactivity", "300")
+    assert rc == 2
+    assert "no system could be evaluated: h200-sxm: --interactivity=300" in err
+
+
+@pytest.mark.parametrize("flag", [("--interactivity", "20", "50"), ("--utilization", "0.6", "0.8")])
+def test_an_option_given_twice_is_refused_not_overwritten(capsys, flag):
+    name, first, second = flag
+    with pytest.raises(SystemExit) as stop:
+        main(["margin", "--model", "deepseek-r1", "--hardware", "gb200", name, first, name, second])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{name} given twice ({float(first)} and {float(second)}): give it once" in err
+
+
 def test_margin_by_hand(capsys):
     rc, out, _ = run(capsys, "margin", "--hardware", "gb300", "--model", "kimi-k2", "--utilization", "0.6",
                      "--license-fee", "0.3", "--price-input", "0.6", "--price-output", "2.5",
@@ -298,6 +325,15 @@ def test_report_command(capsys, tmp_path):
     assert rc == 2
     _one_line_error(err, "report")
     assert (tmp_path / "other" / "a.txt").exists()
+
+
+def test_report_names_a_named_system_it_left_out(capsys, tmp_path):
+    rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--model", "deepseek-r1", "--hardware", "b200",
+                       "--hardware", "h100", "--interactivity", "300", "-q")
+    assert rc == 0
+    skipped = pd.read_csv(tmp_path / "r" / "skipped.csv")
+    assert "h100-sxm" in set(skipped["hardware_id"])
+    assert "skipped deepseek-r1 on h100-sxm (margin): --interactivity=300 is beyond the fastest point" in err
 
 
 @pytest.mark.parametrize("flag", ["--utilization", "--license-fee", "--cache-hit"])
@@ -506,6 +542,25 @@ def test_tco_without_power_figures_names_what_this_command_can_do(capsys):
     rc, out, err = run(capsys, "tco", "tpu-v5e")
     assert rc == 2
     assert out == ""
-    assert "this command has no power flag" in err
-    assert "--cost-per-gpu-hour" in err
+    assert "give it with --input facility_power_kw_per_accelerator=KW" in err
     _one_line_error(err, "tco")
+
+
+def test_tco_inputs_on_the_command_line(capsys):
+    rc, out, _ = run(capsys, "cost", "--model", "deepseek-r1", "--hardware", "gb200", "--throughput", "1000",
+                     "--tco-input", "electricity_usd_per_kwh=0.05", "--tco-input", "pue=1.3", "--format", "csv")
+    assert rc == 0
+    rate = tk.tco("gb200", electricity_usd_per_kwh=0.05, pue=1.3).usd_per_gpu_hour
+    assert pd.read_csv(io.StringIO(out))["cost_usd_per_gpu_hour"].iloc[0] == pytest.approx(rate)
+    rc, out, _ = run(capsys, "tco", "gb200", "--input", "electricity_usd_per_kwh=0.05", "--format", "csv")
+    assert rc == 0
+    frame = pd.read_csv(io.StringIO(out))
+    assert frame.loc[frame["component"] == "total", "usd_per_gpu_hour"].iloc[0] == pytest.approx(
+        tk.tco("gb200", electricity_usd_per_kwh=0.05).usd_per_gpu_hour)
+    rc, _, err = run(capsys, "tco", "gb200", "--input", "pue=13")
+    assert rc == 2
+    assert "--input pue=13.0 is outside the allowed range [1.0, 3.0]" in err
+    rc, _, err = run(capsys, "cost", "--model", "deepseek-r1", "--hardware", "gb200", "--tco-tier", "rental",
+                     "--tco-input", "pue=1.2")
+    assert rc == 2
+    assert "--tco-input replaces inputs of an itemised TCO" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import pandas as pd
 import pytest
@@ -55,7 +56,8 @@ def test_out_of_range_interactivity_is_reported_not_extrapolated():
 
 
 def test_skipped_systems_are_listed():
-    table = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
+    with pytest.warns(tk.SkippedSystemsWarning, match=r"1 of 2 systems left out \(trainium2: no published TCO"):
+        table = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
     skipped = pd.DataFrame(table.attrs["skipped"])
     assert "trainium2" in set(skipped["hardware_id"])
     assert all(isinstance(r, str) and r for r in skipped["reason"])
@@ -64,11 +66,19 @@ def test_skipped_systems_are_listed():
 
 def test_compare_frames_concatenate() -> None:
     # attrs hold plain records, so pandas can compare them when frames are joined
-    a = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
+    with pytest.warns(tk.SkippedSystemsWarning):
+        a = tk.compare("deepseek-r1", ["gb200", "trainium2"], tco_basis="published")
     b = tk.compare("gpt-oss-120b", ["gb200"], tco_basis="published")
     both = pd.concat([a, b], ignore_index=True)
     assert len(both) == len(a) + len(b)
     assert pd.concat([a, a.copy()]).attrs["skipped"] == a.attrs["skipped"]
+
+
+def test_a_comparison_that_drops_no_system_warns_nothing() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = tk.compare("deepseek-r1", ["gb200", "b200"])
+    assert table.attrs["skipped"] == []
 
 
 def test_open_weights_default_license_fee_is_zero():

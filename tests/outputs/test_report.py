@@ -463,3 +463,12 @@ def test_reference_interactivity_beyond_every_curve_is_refused_with_the_reachabl
     line = capsys.readouterr().err.strip()
     assert line.startswith("tokenomics report: error: --interactivity=500 tok/s/user is beyond")
     assert f"(0, {fastest:g}]" in line
+
+
+def test_one_name_is_a_list_of_one():
+    """As compare() reads a single system name: a plain string is one name, not its characters."""
+    one = tk.ReportOptions(models="DeepSeek-R1", hardware="GB200", extra_workloads="1k/1k")
+    listed = tk.ReportOptions(models=["deepseek-r1"], hardware=["gb200-nvl72"], extra_workloads=["1k/1k"])
+    assert one.models == listed.models == ("deepseek-r1",)
+    assert one.hardware == listed.hardware == ("gb200-nvl72",)
+    assert [w.name for w in one.extra_workloads] == [w.name for w in listed.extra_workloads] == ["1k/1k"]

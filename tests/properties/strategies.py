@@ -28,6 +28,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import tokenomics as tk
+from tokenomics.economics import MIN_USD_PER_MTOK
 
 __all__ = [
     "CHAIN_SYSTEMS",
@@ -108,7 +109,7 @@ fractions = _floats(0.0, 1.0)
 """Any fraction in [0, 1] (input share, cache hit, cached-cost ratio)."""
 license_fees = _floats(0.0, 0.95)
 """License fee as a fraction of revenue."""
-royalties = st.just(0.0) | _floats(1e-4, 1.0)
+royalties = st.just(0.0) | _floats(MIN_USD_PER_MTOK, 1.0)
 """License royalty per Mtok [USD/Mtok]: none, or in the plausible range of an amount per Mtok."""
 fixed_fees = _floats(0.0, 2.0)
 """Fixed license fee [USD/GPU-hour]."""

@@ -10,7 +10,9 @@ from tests.properties import strategies as strat
 from tokenomics.cost.finance import annuity_usd_per_year, straight_line_depreciation_usd_per_year
 from tokenomics.economics import (
     MAX_USD_PER_GPU_HOUR,
+    MAX_USD_PER_MTOK,
     MIN_RELATIVE_MIX_WEIGHT,
+    MIN_USD_PER_MTOK,
     breakeven_cost_usd_per_gpu_hour,
     breakeven_license_fee_frac,
     breakeven_price_usd_per_mtok,
@@ -132,7 +134,7 @@ def test_breakeven_utilization_plugged_back(p, t, k, f, rho, fx, m):
 @given(tput, util, cost, frac, royalty, fixed, target)
 def test_breakeven_price_plugged_back(t, u, k, f, rho, fx, m):
     p = breakeven_price_usd_per_mtok(t, u, k, f, rho, fx, m, on_infeasible="nan")
-    assume(not np.isnan(p) and 1e-4 <= p <= 1000.0)  # a price the margin accepts
+    assume(not np.isnan(p) and MIN_USD_PER_MTOK <= p <= MAX_USD_PER_MTOK)  # a price the margin accepts
     assert gross_margin_frac(p, t, u, k, f, rho, fx) == pytest.approx(m, abs=1e-7)
 
 

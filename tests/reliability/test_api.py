@@ -86,12 +86,11 @@ def test_percent_written_for_a_fraction(arg: str, value: float) -> None:
     assert_clear(lambda: func(**kwargs), ValueError, (arg, f"{value:g}", "percent", f"{value / 100:g}"))
 
 
-OVERFLOW = [  # plausible costs, prices and powers; the throughputs (or amount) over- or underflow
+OVERFLOW = [  # plausible costs, prices, throughputs and powers; the utilization (or amount) over- or underflows
     ("cost_per_mtok", lambda: tk.cost_per_mtok(100.0, 0.01, 1e-308)),
     ("cost_per_mtok-array", lambda: tk.cost_per_mtok(np.array([2.0, 100.0]), np.array([1000.0, 0.01]),
                                                      np.array([0.5, 1e-308]))),
-    ("revenue", lambda: tk.revenue_usd_per_gpu_hour(1e308, 1.0, 1000.0)),
-    ("gross_margin", lambda: tk.gross_margin_frac(1.0, 1e-300, 1e-300, 100.0)),
+    ("gross_margin", lambda: tk.gross_margin_frac(1.0, 0.01, 1e-308, 100.0)),
     ("mw_year", lambda: tk.usd_per_mw_year(1e305, 0.01)),
 ]
 

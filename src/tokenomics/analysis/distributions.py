@@ -19,7 +19,13 @@ stays > 0, a fraction in [0, 1], utilization in (0, 1]). A distribution is *trun
 range (sampled by inverse CDF on the part of its support inside it, so quasi-Monte Carlo points
 stay stratified), provided at least half of its probability lies inside; with less it is
 *refused* (``ValueError`` naming the parameter: the spread is stated on the wrong scale), and a
-distribution with no probability in the range raises, naming the parameter.
+distribution with no probability in the range raises, naming the parameter. A user's
+distribution with more than :data:`MAX_SILENT_MASS_OUTSIDE` (1 %) of its probability outside the
+range is truncated with a ``UserWarning`` naming the parameter, the share outside and the range
+(:func:`warn_if_truncated`): truncation moves its mean and narrows its spread. The share is
+``1 - (F(high) - F(low))`` from the distribution's own CDF (scipy's ``cdf`` for a frozen
+``scipy.stats`` distribution, the closed form for a :class:`Spread`; a number lies inside the
+range or is refused).
 
 **Unit slips.** A user distribution is also checked against its parameter's *plausible* range
 (:func:`check_plausible_distribution`): a fraction whose median lies in (1, 100] is a percent
@@ -37,6 +43,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +56,7 @@ from scipy import special, stats
 from tokenomics.catalog import data_dir
 
 __all__ = [
+    "MAX_SILENT_MASS_OUTSIDE",
     "MIN_MASS_IN_RANGE",
     "SPREAD_KINDS",
     "Bounded",
@@ -58,6 +67,7 @@ __all__ = [
     "check_plausible_distribution",
     "load_spreads",
     "spread_for",
+    "warn_if_truncated",
 ]
 
 SpreadKind = Literal["lognormal", "normal", "uniform", "triangular"]
@@ -66,6 +76,9 @@ SPREAD_KINDS: tuple[str, ...] = ("lognormal", "normal", "uniform", "triangular")
 
 MIN_MASS_IN_RANGE: float = 0.5
 """Smallest share of a distribution's probability inside the valid range for truncation."""
+
+MAX_SILENT_MASS_OUTSIDE: float = 0.01
+"""Largest share of a user distribution's probability outside the valid range truncated without a warning."""
 
 _SPREAD_COLUMNS = ("table", "parameter", "confidence", "distribution", "low_mult", "high_mult", "coverage",
                    "source", "as_of", "note")
@@ -237,6 +250,12 @@ class Bounded:
     high: float
     cdf_low: float
     cdf_high: float
+    valid_range: str = ""
+
+    @property
+    def outside_frac(self) -> float:
+        """Share of the distribution's probability outside the valid range, in [0, 1)."""
+        return min(max(1.0 - (self.cdf_high - self.cdf_low), 0.0), 1.0)
 
     def ppf(self, u: Any) -> np.ndarray:
         """Map uniform numbers in [0, 1) to draws inside the valid range.
@@ -308,7 +327,7 @@ def bounded(
         v = float(dist)
         if not (lo <= v <= hi) or math.isnan(v):
             raise ValueError(f"{name}={v!r} is outside the valid range {rng}")
-        return Bounded(name, stats.uniform(loc=v, scale=0.0), v, v, 0.0, 1.0)
+        return Bounded(name, stats.uniform(loc=v, scale=0.0), v, v, 0.0, 1.0, rng)
     if not hasattr(dist, "ppf") or not hasattr(dist, "cdf"):
         raise TypeError(
             f"{name}: give a number, a frozen scipy.stats distribution or a Spread, not {type(dist).__name__}"
@@ -324,7 +343,54 @@ def bounded(
             f"{MIN_MASS_IN_RANGE:.0%}); state the spread on a scale that stays valid, e.g. lognormal for a positive "
             "quantity"
         )
-    return Bounded(name, dist, lo, hi, c_lo, c_hi)
+    return Bounded(name, dist, lo, hi, c_lo, c_hi, rng)
+
+
+def warn_if_truncated(dist: Bounded) -> None:
+    """Warn when truncation to the valid range changes a user's distribution noticeably.
+
+    Parameters
+    ----------
+    dist : Bounded
+        A distribution truncated by :func:`bounded`.
+
+    Warns
+    -----
+    UserWarning
+        More than :data:`MAX_SILENT_MASS_OUTSIDE` of the probability lies outside the valid
+        range; the message names the parameter, the share and the range.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_truncated(bounded("utilization_frac", stats.uniform(0.4, 1.0), 0.0, 1.0))
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    utilization_frac: 40.0% of the distribution lies outside the valid range (0, 1]; ...
+    """
+    share = dist.outside_frac
+    if share <= MAX_SILENT_MASS_OUTSIDE:
+        return
+    warnings.warn(
+        f"{dist.name}: {share:.1%} of the distribution lies outside the valid range {dist.valid_range}; its draws "
+        "are truncated to the range (sampled from the part inside it), which moves its mean and narrows its "
+        "spread; state a distribution inside the range to avoid this (e.g. scipy.stats.truncnorm, beta for a "
+        "fraction, lognorm for a price)",
+        UserWarning,
+        stacklevel=_caller_level(),
+    )
+
+
+def _caller_level() -> int:
+    """``stacklevel`` of the innermost frame outside this package: the call that gave the input."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 class ColumnSampler:

@@ -30,12 +30,14 @@ import pandas as pd
 
 from tokenomics import catalog
 from tokenomics._numeric import series_index
-from tokenomics._validate import check_fraction, check_nonnegative, check_positive, check_range
-from tokenomics.chain import check_throughput_plausible
+from tokenomics._validate import check_fraction, check_nonnegative, check_plausible, check_positive, check_range
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
 from tokenomics.cost.tco import check_gpu_hour_cost
 from tokenomics.economics import (
+    MAX_THROUGHPUT_TOK_PER_S_PER_GPU,
+    MIN_THROUGHPUT_TOK_PER_S_PER_GPU,
     blended_price_usd_per_mtok,
+    check_throughput_per_gpu,
     check_usd_per_mtok,
     cost_per_mtok,
     gross_margin_frac,
@@ -46,10 +48,17 @@ from tokenomics.economics import (
 )
 from tokenomics.units import SECONDS_PER_HOUR
 
-__all__ = ["FLEET_COLUMNS", "HOURS_PER_DAY", "fleet_per_day", "serving_day"]
+__all__ = ["FLEET_COLUMNS", "HOURS_PER_DAY", "MIN_TOKENS_PER_DAY", "fleet_per_day", "serving_day"]
 
 HOURS_PER_DAY: float = 24.0
 """Hours in a day [h/day]."""
+
+MIN_TOKENS_PER_DAY: float = 1e6
+"""Smallest plausible day's tokens (input + output) of a fleet plan [tokens/day].
+
+One Mtok a day is 12 tokens per second on average: under 1 % of one accelerator's day at any
+throughput above 1,200 tok/s, no fleet to plan. A day's volume written in Mtok where tokens are
+meant (8,000 for 8e9) lands below it for every fleet serving under 1e12 tokens a day."""
 
 FLEET_COLUMNS: dict[str, str] = {
     "input_tokens_per_day": "prompt tokens per day, cached included [tokens/day]",
@@ -209,14 +218,15 @@ def fleet_per_day(
     Parameters
     ----------
     input_tokens_per_day : float or array_like
-        Prompt tokens per day, cached included, >= 0 [tokens/day].
+        Prompt tokens per day, cached included, >= 0 [tokens/day] (tokens, not Mtok).
     cached_input_tokens_per_day : float or array_like
         The part of the input served from the prefix cache, 0 <= cached <= input [tokens/day].
     output_tokens_per_day : float or array_like
-        Generated tokens per day, >= 0 [tokens/day]; input + output > 0.
+        Generated tokens per day, >= 0 [tokens/day]; input + output at least
+        :data:`MIN_TOKENS_PER_DAY` (1e6: below it a volume in Mtok per day is refused).
     throughput_tok_per_s_per_gpu : float or array_like
         Input + output tokens per second per busy accelerator, in the plausible range
-        [0.01, 1e6] [tok/s/GPU] (:func:`tokenomics.chain.check_throughput_plausible`).
+        [0.01, 1e6] [tok/s/GPU] (:func:`tokenomics.economics.check_throughput_per_gpu`).
     utilization_frac : float or array_like
         Busy share of paid hours the plan aims at, in (0, 1].
     cost_usd_per_gpu_hour : float or array_like
@@ -243,7 +253,8 @@ def fleet_per_day(
     Raises
     ------
     ValueError
-        Negative tokens, cached above input, zero tokens (no fleet to state), invalid or
+        Negative tokens, cached above input, zero tokens (no fleet to state), input + output
+        below :data:`MIN_TOKENS_PER_DAY` (Mtok per day given for tokens per day), invalid or
         implausible throughput, utilization, GPU-hour cost, prices ($/token for $/Mtok) or
         license terms; booleans or strings for numbers; Series inputs with different indexes.
 
@@ -266,7 +277,9 @@ def fleet_per_day(
         facility_power_kw_per_accelerator=facility_power_kw_per_accelerator,
     )
     i, c, o = _tokens(input_tokens_per_day, cached_input_tokens_per_day, output_tokens_per_day)
-    check_throughput_plausible("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
+    check_plausible("input_tokens_per_day + output_tokens_per_day", i + o, low=MIN_TOKENS_PER_DAY, high=None,
+                    unit="tokens/day", hint="Mtok per day where tokens per day are meant: multiply by 1e6")
+    check_throughput_per_gpu("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu)
     check_fraction("utilization_frac", utilization_frac, low_inclusive=False)
     _check_terms(cost_usd_per_gpu_hour, input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok)
     total = i + o
@@ -343,7 +356,7 @@ def serving_day(
         [0.001, 1000] [USD/Mtok] (:func:`tokenomics.economics.check_usd_per_mtok`: a per-token
         price such as 0.55e-6 is refused as a unit slip).
     cached_input_usd_per_mtok : float or array_like, optional
-        Cached-input list price, 0 or in [0.0001, 1000] [USD/Mtok]; default 10 % of the input
+        Cached-input list price, 0 or in [0.001, 1000] [USD/Mtok]; default 10 % of the input
         price.
     hours : float, default 24
         Length of the period, in (0, 24 * 366] [h].
@@ -437,9 +450,7 @@ def _indexed(frame: pd.DataFrame, index: pd.Index | None) -> pd.DataFrame:
 
 def _check_implied_throughput(throughput: np.ndarray) -> None:
     """Raise if the tokens and fleet of a serving period imply an implausible throughput per GPU."""
-    spec = catalog.parameter_spec("curve", "throughput_tok_per_s_per_gpu")
-    low = spec.min_value if spec.min_value is not None else 0.0
-    high = spec.max_value if spec.max_value is not None else np.inf
+    low, high = MIN_THROUGHPUT_TOK_PER_S_PER_GPU, MAX_THROUGHPUT_TOK_PER_S_PER_GPU
     t = np.asarray(throughput, dtype=float).ravel()
     bad = (t < low) | (t > high)
     if bad.any():

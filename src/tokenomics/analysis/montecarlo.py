@@ -18,7 +18,8 @@ the economics kernels (:mod:`tokenomics.economics`, :mod:`tokenomics.cost.energy
   (``data/uncertainty/spreads.csv``, :mod:`tokenomics.analysis.distributions`); verified and
   secondary values are fixed. Facility power per accelerator moves with the IT-power spread.
 * **Utilization, prices and license fee** are numbers or distributions given by the caller,
-  checked against their plausible ranges (a utilization of 60, a price in $/token: ValueError).
+  checked against their plausible ranges (a utilization of 60, a price in $/token: ValueError)
+  and truncated to their valid ranges (see :func:`monte_carlo`, Notes).
 
 Inputs shared by all systems (utilization, prices, fee, cost of capital, opex fractions) use the
 same draw for every system (common random numbers), so ranking probabilities compare systems in
@@ -73,6 +74,7 @@ from tokenomics.analysis.distributions import (
     bounded,
     check_plausible_distribution,
     spread_for,
+    warn_if_truncated,
 )
 from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, compare
 from tokenomics.cost.energy import energy_j_per_token, tok_per_s_per_mw
@@ -217,19 +219,23 @@ class MonteCarloProblem:
         """
         return self._evaluate(np.ascontiguousarray(np.asarray(u, dtype=float).T), out, trusted=False)
 
-    def _evaluate(self, ut: np.ndarray, out: np.ndarray | None, *, trusted: bool) -> np.ndarray:
+    def _evaluate(self, ut: np.ndarray, out: np.ndarray | None, *, trusted: bool,
+                  inputs: np.ndarray | None = None) -> np.ndarray:
         """:meth:`evaluate_cases` of uniform numbers ``ut`` of shape (dims, draws).
 
         ``trusted`` skips the kernels' input checks: every draw is inside its valid range by
-        construction and the base values were checked by :func:`_reference`.
+        construction and the base values were checked by :func:`_reference`. ``inputs``, of
+        shape (dims, draws), receives the sampled inputs.
         """
         if trusted:
             with trusted_inputs():
-                return self._evaluate(ut, out, trusted=False)
+                return self._evaluate(ut, out, trusted=False, inputs=inputs)
         n, c = ut.shape[1], len(self.cases)
         if out is None:
             out = np.empty((_M, c, n))
         x = self._sampler.ppf(ut)
+        if inputs is not None:
+            inputs[...] = x
 
         def shared(name: str) -> Any:
             j = self._col.get(name)
@@ -359,6 +365,7 @@ def _fixed_or_dist(name: str, value: Any, base: float, low: float, high: float, 
             raise ValueError(f"{err}; {str(slip).removeprefix(name + ': ')}") from None
         raise
     _check_plausible(name, value)
+    warn_if_truncated(dist)
     return None, dist
 
 
@@ -685,7 +692,8 @@ def _block_draws(c: int) -> int:
 
 
 def _range_stats(problem: MonteCarloProblem, start: int, size: int, method: str, seed: int | None,
-                 ref: np.ndarray, store: np.ndarray | None = None, lhs: np.ndarray | None = None) -> _Stats:
+                 ref: np.ndarray, store: np.ndarray | None = None, lhs: np.ndarray | None = None,
+                 inputs: np.ndarray | None = None) -> _Stats:
     """Statistics of draws ``start .. start + size`` (a whole number of blocks unless it is the last range).
 
     The uniform numbers depend on the draw index only, never on how a run is split: Sobol' points
@@ -712,7 +720,8 @@ def _range_stats(problem: MonteCarloProblem, start: int, size: int, method: str,
             ut = np.ascontiguousarray(lhs[s: s + k, :d].T)
         else:
             ut = np.random.default_rng([0 if seed is None else seed, s]).random((d, k))
-        vals = problem._evaluate(ut, buf[:, :, :k] if k == block else None, trusted=True)
+        vals = problem._evaluate(ut, buf[:, :, :k] if k == block else None, trusted=True,
+                                 inputs=None if inputs is None else inputs[:, s: s + k])
         if store is not None:
             store[:, :, s: s + k] = vals
         _accumulate(acc, problem, vals, ref)
@@ -728,21 +737,22 @@ def _method(method: str, n: int) -> str:
 
 
 def _run_memory(problem: MonteCarloProblem, n: int, method: str, seed: int | None,
-                keep_draws: bool) -> tuple[_Stats, np.ndarray | None]:
-    """Ranges of whole blocks on a few threads (numpy releases the GIL); the draws kept as float32 if asked."""
+                keep_draws: bool) -> tuple[_Stats, np.ndarray | None, np.ndarray | None]:
+    """Ranges of whole blocks on a few threads (numpy releases the GIL); draws and inputs kept as float32 if asked."""
     c = len(problem.cases)
     method = _method(method, n)
     lhs = qmc.LatinHypercube(max(problem.dims, 1), seed=seed).random(n) if method == "lhs" else None
     ref = _reference(problem)
     block = _block_draws(c)
     store = np.empty((_M, c, n), dtype=np.float32) if keep_draws else None
+    inputs = np.empty((problem.dims, n), dtype=np.float32) if keep_draws else None
     blocks = -(-n // block)
     workers = min(_WORKERS, blocks)
     edges = [min(n, (blocks * w // workers) * block) for w in range(workers + 1)]
     with ThreadPoolExecutor(workers) as pool:
         parts = list(pool.map(lambda w: _range_stats(problem, edges[w], edges[w + 1] - edges[w], method, seed, ref,
-                                                     store, lhs), range(workers)))
-    return _merge(*parts), store
+                                                     store, lhs, inputs), range(workers)))
+    return _merge(*parts), store, inputs
 
 
 def _merge(*parts: _Stats) -> _Stats:
@@ -860,8 +870,13 @@ class MonteCarloResult:
     margin_above_frac : pandas.Series
         Share of draws with ``gross_margin_frac > target_margin_frac`` per case.
     draws : xarray.Dataset or None
-        Per-draw results, dims ``draw`` x ``case`` (in-memory runs with ``keep_draws``); None
-        for dask runs.
+        Per-draw results (in-memory runs with ``keep_draws``; None for dask runs): the
+        :data:`METRICS`, dims ``draw`` x ``case``; and the sampled inputs, truncated to their
+        valid ranges, as float32: each uncertain input shared by all systems under its own name
+        (``utilization_frac``, ``output_usd_per_mtok``, ``cost_of_capital_frac``, ...), dim
+        ``draw``; the per-system catalog multipliers (``throughput_mult``, ``capex_mult``,
+        ``it_power_mult``, ``published_tco_mult``; 1 where a system's value is fixed), dims
+        ``draw`` x ``system``. Inputs that do not vary are not included.
     method : str
         The sampling that ran: ``"sobol"``, ``"lhs"`` or ``"random"`` (``"auto"`` resolved),
         ``"dask:<method>"`` for dask runs.
@@ -1073,9 +1088,11 @@ def monte_carlo(
         Tiers below HBM holding evicted session prefixes (session workloads), when ``base`` is
         a model name.
     utilization_frac, license_fee_frac : float, scipy.stats distribution or Spread, optional
-        Utilization in (0, 1] and revenue-share fee in [0, 1); default the base's, fixed.
+        Utilization in (0, 1] and revenue-share fee in [0, 1); default the base's, fixed. A
+        distribution is truncated to that range (see Notes).
     input_usd_per_mtok, output_usd_per_mtok, cached_input_usd_per_mtok : optional
-        List prices [USD/Mtok], numbers or distributions; default the base's.
+        List prices [USD/Mtok], numbers or distributions (truncated to >= 0, see Notes);
+        default the base's.
     target_margin_frac : float, default 0.5
         Target of ``margin_above_frac``.
     catalog_spreads : bool, default True
@@ -1092,9 +1109,10 @@ def monte_carlo(
         more cases), so the draws, which depend on the draw index only, never depend on the
         chunking: chunk ``k`` holds points ``k * chunk ..`` of the one sequence of ``n_draws``.
     keep_draws : bool, optional
-        In memory: keep every draw in ``result.draws`` (7 metrics x cases x draws floats;
-        default True); False keeps only the statistics. A dask run keeps only the statistics
-        (``keep_draws=True`` with it is refused).
+        In memory: keep every draw in ``result.draws``, the metrics and the sampled inputs
+        ((7 metrics x cases + uncertain inputs) x draws float32 values; default True); False
+        keeps only the statistics. A dask run keeps only the statistics (``keep_draws=True``
+        with it is refused).
     compare_options : mapping, optional
         Further keyword arguments of :func:`tokenomics.compare` (TCO basis, profile, prices...).
 
@@ -1116,6 +1134,30 @@ def monte_carlo(
     KeyError
         Unknown model or system, or a base table without the needed columns.
 
+    Warns
+    -----
+    UserWarning
+        A distribution given for utilization, license fee or a price with more than 1 %
+        (:data:`tokenomics.analysis.distributions.MAX_SILENT_MASS_OUTSIDE`) of its probability
+        outside the parameter's valid range, naming the parameter, the share outside and the
+        range: its draws are truncated (see Notes).
+
+    Notes
+    -----
+    **Truncation.** Every draw of an input lies in its valid range: utilization in (0, 1],
+    license fee in [0, 1), prices >= 0. A distribution reaching outside the range is
+    *truncated*, not clipped: its draws are its inverse CDF on the part inside the range,
+    ``x = F^-1(F(low) + u (F(high) - F(low)))``, so no probability piles up at a bound, but the
+    mean moves and the spread narrows (``scipy.stats.uniform(0.4, 1.0)`` as utilization is
+    drawn as uniform on [0.4, 1]). The share outside, ``1 - (F(high) - F(low))``, comes from
+    the distribution's CDF (a frozen ``scipy.stats`` distribution's ``cdf``; a
+    :class:`~tokenomics.analysis.distributions.Spread` around the base value, its closed form; a
+    number is fixed and must lie in the range). Above 1 % a ``UserWarning`` says so; above
+    50 % (:data:`~tokenomics.analysis.distributions.MIN_MASS_IN_RANGE` inside), or with no
+    probability in the range, the distribution is refused (``ValueError``). Each input's share
+    outside is ``result.problem.params[i].dist.outside_frac``; the truncated draws themselves are
+    variables of ``result.draws`` (in-memory runs), one per input.
+
     Examples
     --------
     >>> import pandas as pd
@@ -1127,6 +1169,8 @@ def monte_carlo(
     >>> r = monte_carlo(base, n_draws=1024, utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False)
     >>> r.cheaper_statement("a", "b")
     'a cheaper than b in 0.0 % of 1024 draws'
+    >>> r.draws["utilization_frac"].dims
+    ('draw',)
     """
     if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 2:
         raise ValueError(f"n_draws={n_draws!r} must be an integer >= 2")
@@ -1161,8 +1205,8 @@ def monte_carlo(
     if backend == "dask":
         st = _run_dask(problem, int(n_draws), method, seed, chunk)
         return _result(problem, int(n_draws), st, None, f"dask:{'sobol' if method == 'auto' else method}", seed)
-    st, store = _run_memory(problem, int(n_draws), method, seed, keep_draws is not False)
-    draws = _dataset(problem, store) if store is not None else None
+    st, store, inputs = _run_memory(problem, int(n_draws), method, seed, keep_draws is not False)
+    draws = _dataset(problem, store, inputs) if store is not None and inputs is not None else None
     return _result(problem, int(n_draws), st, draws, _method(method, int(n_draws)), seed)
 
 
@@ -1187,7 +1231,16 @@ def _check_chunking(backend: str, chunk_draws: Any, keep_draws: bool | None) -> 
     return int(chunk_draws)
 
 
-def _dataset(problem: MonteCarloProblem, store: np.ndarray) -> Any:
+_INPUT_MULTIPLIERS: dict[str, tuple[str, str]] = {
+    "band": ("throughput_mult", "multiplier of the projected throughput (projection band; measured curves exact)"),
+    "capex": ("capex_mult", "multiplier of the catalog capex per accelerator"),
+    "it_power": ("it_power_mult", "multiplier of the catalog IT power per accelerator"),
+    "usd_per_gpu_hour": ("published_tco_mult", "multiplier of the published TCO per GPU-hour"),
+}
+"""Per-system sampled inputs: the variable of the draws holding them, and its meaning."""
+
+
+def _dataset(problem: MonteCarloProblem, store: np.ndarray, inputs: np.ndarray) -> Any:
     import xarray as xr  # heavy optional import: the draws of an in-memory run
 
     cases = problem.cases
@@ -1199,6 +1252,24 @@ def _dataset(problem: MonteCarloProblem, store: np.ndarray) -> Any:
     ds = xr.Dataset({m: (("draw", "case"), store[i].T) for i, m in enumerate(METRICS)}, coords=coords)
     for m, text in METRICS.items():
         ds[m].attrs["description"] = text
+    per_system: dict[str, np.ndarray] = {}
+    for j, p in enumerate(problem.params):
+        kind = p.name.partition(":")[0]
+        if p.system is None:
+            ds[p.name] = ("draw", inputs[j])
+            ds[p.name].attrs["description"] = (f"sampled input, truncated to its valid range {p.dist.valid_range} "
+                                               f"({p.dist.outside_frac:.2%} of its distribution lies outside it)")
+            ds[p.name].attrs["outside_frac"] = p.dist.outside_frac
+        else:
+            if kind not in per_system:
+                per_system[kind] = np.ones((inputs.shape[1], len(problem.systems)), dtype=np.float32)
+            per_system[kind][:, p.system] = inputs[j]
+    for kind, values in per_system.items():
+        name, text = _INPUT_MULTIPLIERS[kind]
+        ds[name] = (("draw", "system"), values)
+        ds[name].attrs["description"] = f"sampled input: {text} (1 where the system's value is fixed)"
+    if per_system:
+        ds = ds.assign_coords(system=problem.systems)
     return ds
 
 

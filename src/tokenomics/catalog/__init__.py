@@ -11,6 +11,7 @@ bundled ones) or override values in code with ``entry.with_values(...)``.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,6 +61,7 @@ __all__ = [
     "matching_ids",
     "model",
     "model_table",
+    "on_reset",
     "parameter_problem",
     "parameter_spec",
     "price",
@@ -686,9 +688,28 @@ def catalog_generation() -> int:
     return REGISTRY.generation
 
 
+_RESET_HOOKS: list[Callable[[], None]] = []
+
+
+def on_reset(hook: Callable[[], None]) -> None:
+    """Have :func:`reset_catalogs` call ``hook`` after reloading the catalogs.
+
+    For modules that keep user additions of their own (the workload presets of
+    :func:`tokenomics.register_workload`).
+
+    Parameters
+    ----------
+    hook : callable
+        Called with no arguments; it should forget the user's additions.
+    """
+    _RESET_HOOKS.append(hook)
+
+
 def reset_catalogs() -> None:
-    """Drop every user-added catalog file and reload the bundled catalogs on next use."""
+    """Drop every user-added catalog file and workload preset; reload the bundled ones on next use."""
     REGISTRY.reset()
+    for hook in _RESET_HOOKS:
+        hook()
 
 
 def parameter_spec(table: str, parameter: str) -> ParameterSpec:

@@ -13,7 +13,7 @@ import math
 from typing import Any, ClassVar, Literal, Self
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tokenomics._validate import unknown_name_error
 
@@ -139,7 +139,10 @@ class CatalogEntry(BaseModel):
         data = self.model_dump()
         data.update(values)
         data["provenance"] = prov
-        return type(self).model_validate(data)
+        try:
+            return type(self).model_validate(data)
+        except ValidationError as err:  # one line per problem, without pydantic's dump of the input
+            raise ValueError("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in err.errors())) from None
 
     def _repr_html_(self) -> str:
         """Render as an HTML table in Jupyter: identity, then each value with unit and source."""
@@ -424,6 +427,30 @@ class Model(CatalogEntry):
     hca_compress_ratio: int | None = None
     engram_layers: int | None = None
     engram_params_b: float | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Model:
+        """Refuse counts that disagree (an edit of one, ``with_values(layers=...)``, needs the others)."""
+        problems = []
+        if self.dense_layers is not None and self.moe_layers is not None \
+                and self.dense_layers + self.moe_layers != self.layers:
+            problems.append(f"dense_layers={self.dense_layers} + moe_layers={self.moe_layers} must equal "
+                            f"layers={self.layers}")
+        for name in ("dense_layers", "moe_layers", "sliding_window_layers", "linear_attention_layers",
+                     "csa_layers", "hca_layers", "engram_layers"):
+            value = getattr(self, name)
+            if value is not None and value > self.layers:
+                problems.append(f"{name}={value} exceeds layers={self.layers}")
+        if self.active_params_b > self.total_params_b:
+            problems.append(f"active_params_b={self.active_params_b:g} exceeds total_params_b={self.total_params_b:g}")
+        if self.routed_experts and self.active_experts and self.active_experts > self.routed_experts:
+            problems.append(f"active_experts={self.active_experts} exceeds routed_experts={self.routed_experts}")
+        if self.kv_heads and self.kv_heads > self.attention_heads:
+            problems.append(f"kv_heads={self.kv_heads} exceeds attention_heads={self.attention_heads}")
+        if problems:
+            raise ValueError(f"model {self.model_id!r}: " + "; ".join(problems)
+                             + " (give the related fields together, e.g. with_values(layers=..., dense_layers=...))")
+        return self
 
     @property
     def is_moe(self) -> bool:

@@ -24,8 +24,8 @@ from typing import Any
 import pandas as pd
 
 from tokenomics._numeric import kernel, prepare
-from tokenomics._validate import check_fraction, check_positive
-from tokenomics.economics import check_power_kw, profit_usd_per_mw_year
+from tokenomics._validate import check_fraction
+from tokenomics.economics import check_power_kw, check_throughput_per_gpu, profit_usd_per_mw_year
 from tokenomics.units import KW_PER_MW, W_PER_KW
 
 __all__ = ["ENERGY_COLUMNS", "energy_columns", "energy_j_per_token", "tok_per_s_per_mw"]
@@ -48,7 +48,7 @@ def _power(name: str, value: Any) -> None:
 
 @kernel
 def energy_j_per_token(
-    facility_power_kw_per_accelerator: Any, throughput_tok_per_s_per_gpu: Any, utilization_frac: Any = 1.0
+    facility_power_kw_per_accelerator: Any, throughput_tok_per_s_per_gpu: Any, utilization_frac: Any
 ) -> Any:
     """Facility energy per served token, idle hours included.
 
@@ -60,9 +60,12 @@ def energy_j_per_token(
         Facility power per accelerator (IT power x PUE), in the plausible range [0.01, 30]
         (:func:`tokenomics.economics.check_power_kw`: a figure in W is refused) [kW].
     throughput_tok_per_s_per_gpu : float, array_like, pandas.Series, dask or xarray
-        Input + output tokens per second per accelerator while busy, > 0 [tok/s/GPU].
-    utilization_frac : float, array_like, pandas.Series, dask or xarray, default 1.0
-        Busy fraction of paid hours, in (0, 1].
+        Input + output tokens per second per accelerator while busy, in [0.01, 1e6]
+        (:func:`tokenomics.economics.check_throughput_per_gpu`) [tok/s/GPU].
+    utilization_frac : float, array_like, pandas.Series, dask or xarray
+        Busy fraction of paid hours, in (0, 1]. Required: the facility power is drawn (and
+        paid) in idle hours too, so the energy per served token is the full-load figure
+        divided by the utilization; pass 1.0 for the energy per token at full load.
 
     Returns
     -------
@@ -84,7 +87,7 @@ def energy_j_per_token(
     """
     (kw, t, u), restore = prepare(
         ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, _power),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(kw * W_PER_KW / (t * u), "energy_j_per_token")
@@ -92,7 +95,7 @@ def energy_j_per_token(
 
 @kernel
 def tok_per_s_per_mw(
-    throughput_tok_per_s_per_gpu: Any, facility_power_kw_per_accelerator: Any, utilization_frac: Any = 1.0
+    throughput_tok_per_s_per_gpu: Any, facility_power_kw_per_accelerator: Any, utilization_frac: Any
 ) -> Any:
     """Compute served tokens per second per MW of facility power.
 
@@ -101,12 +104,15 @@ def tok_per_s_per_mw(
     Parameters
     ----------
     throughput_tok_per_s_per_gpu : float, array_like, pandas.Series, dask or xarray
-        Tokens per second per accelerator while busy, > 0 [tok/s/GPU].
+        Tokens per second per accelerator while busy, in [0.01, 1e6]
+        (:func:`tokenomics.economics.check_throughput_per_gpu`) [tok/s/GPU].
     facility_power_kw_per_accelerator : float, array_like, pandas.Series, dask or xarray
         Facility power per accelerator (IT power x PUE), in the plausible range [0.01, 30]
         (:func:`tokenomics.economics.check_power_kw`: a figure in W is refused) [kW].
-    utilization_frac : float, array_like, pandas.Series, dask or xarray, default 1.0
-        Busy fraction of paid hours, in (0, 1].
+    utilization_frac : float, array_like, pandas.Series, dask or xarray
+        Busy fraction of paid hours, in (0, 1]. Required: the power of idle hours serves no
+        token, so the served tokens per MW scale with the utilization; pass 1.0 for the
+        full-load figure.
 
     Returns
     -------
@@ -124,7 +130,7 @@ def tok_per_s_per_mw(
     1000000.0
     """
     (t, kw, u), restore = prepare(
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("facility_power_kw_per_accelerator", facility_power_kw_per_accelerator, _power),
         ("utilization_frac", utilization_frac, _util),
     )

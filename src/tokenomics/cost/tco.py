@@ -362,11 +362,32 @@ _POSITIVE_OVERRIDES = frozenset(
 )
 
 
+_KERNEL_OVERRIDES = frozenset(TCO_OVERRIDES) - {"facility_power_kw_per_accelerator", "accelerators_per_system",
+                                                  "extra_host_memory_gb_per_accelerator"}
+"""Overrides that are inputs of :func:`itemised_tco_usd_per_gpu_hour` (array in, array out)."""
+
+
+def _check_scalar_override(name: str, value: Any) -> None:
+    """Refuse an array or Series override: a TcoResult holds one figure per input."""
+    if np.ndim(value) == 0:
+        return
+    n = int(np.size(value))
+    many = (", or, for many values at once, tk.itemised_tco_usd_per_gpu_hour (Series in, Series out) with the "
+            "other inputs from tk.tco(hardware).inputs; tk.sweep does not vary TCO inputs"
+            if name in _KERNEL_OVERRIDES else "")
+    raise TypeError(
+        f"{name}: tco() takes one number per override and returns one TcoResult, got {type(value).__name__} with "
+        f"{n} value{'' if n == 1 else 's'}; pass a scalar and loop, [tk.tco(hardware, {name}=v) for v in values]"
+        f"{many}"
+    )
+
+
 def _validate_overrides(overrides: dict[str, Any]) -> None:
     for name in overrides:
         if name not in TCO_OVERRIDES:
             raise unknown_name_error("TCO override", name, TCO_OVERRIDES)
     for name, value in overrides.items():
+        _check_scalar_override(name, value)
         if name.endswith(("_frac", "_frac_per_year")):
             if name == "rental_markup_frac":
                 check_nonnegative(name, value)
@@ -456,8 +477,10 @@ def tco(
         implies ``basis="published"``.
     **overrides : float
         Replace any input of :data:`TCO_OVERRIDES` (e.g. ``capex_usd_per_accelerator=50_000``,
-        ``pue=1.2``, ``electricity_usd_per_kwh=0.06``). With ``basis="published"`` only
-        ``facility_power_kw_per_accelerator`` and ``accelerators_per_system`` apply.
+        ``pue=1.2``, ``electricity_usd_per_kwh=0.06``), one number each. With
+        ``basis="published"`` only ``facility_power_kw_per_accelerator`` and
+        ``accelerators_per_system`` apply. For many values of the itemised inputs at once use
+        :func:`itemised_tco_usd_per_gpu_hour` (array and Series in, the same out).
 
     Returns
     -------
@@ -470,7 +493,9 @@ def tco(
     KeyError
         Unknown hardware, profile, vintage, tier or override name (close matches listed).
     TypeError
-        ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None).
+        ``hardware`` or ``profile`` neither a name nor a catalog entry (e.g. None); an override
+        given as an array or Series (one number each; the message names the override and how
+        to cover many values).
     ValueError
         A basis contradicted by the other arguments (``profile`` with ``basis="published"`` or
         with a ``vintage`` or ``tier``, ``vintage`` or ``tier`` with ``basis="itemised"``), an
@@ -797,13 +822,18 @@ class TcoBasis(BaseModel):
         Published set and tier of a published basis.
     usd_per_gpu_hour : float, optional
         TCO of an explicit basis, >= 0 [USD/GPU-hour].
+    inputs : tuple of (str, float), optional
+        TCO inputs an itemised basis replaces on every system it prices, as ``(name, value)``
+        pairs of :data:`TCO_OVERRIDES` (``TcoBasis.itemised("neocloud",
+        electricity_usd_per_kwh=0.05)``), each checked as :func:`tco` checks it.
 
     Raises
     ------
     KeyError
-        Unknown profile, vintage or tier, or a vintage/tier pair never published.
+        Unknown profile, vintage or tier, a vintage/tier pair never published, or an unknown
+        input name (close matches listed).
     ValueError
-        A field that does not belong to ``kind``, or a missing one.
+        A field that does not belong to ``kind``, a missing one, or an input out of range.
 
     Examples
     --------
@@ -820,6 +850,7 @@ class TcoBasis(BaseModel):
     vintage: str | None = None
     tier: str | None = None
     usd_per_gpu_hour: float | None = None
+    inputs: tuple[tuple[str, float], ...] = ()
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> TcoBasis:
@@ -830,6 +861,12 @@ class TcoBasis(BaseModel):
                 raise ValueError(f"TcoBasis kind={self.kind!r} does not use {name}={getattr(self, name)!r}")
             if not given and name in own[self.kind]:
                 raise ValueError(f"TcoBasis kind={self.kind!r} needs {name}")
+        if self.inputs and self.kind != "itemised":
+            raise ValueError(f"TcoBasis kind={self.kind!r} does not use inputs={dict(self.inputs)!r}: TCO inputs "
+                             "replace those of an itemised TCO (a published or given figure is all-in)")
+        if self.inputs:
+            _validate_overrides(dict(self.inputs))
+            object.__setattr__(self, "inputs", tuple(sorted((str(k), float(v)) for k, v in self.inputs)))
         if self.kind == "explicit":
             check_gpu_hour_cost("usd_per_gpu_hour", self.usd_per_gpu_hour)
         elif self.kind == "itemised":
@@ -839,9 +876,13 @@ class TcoBasis(BaseModel):
         return self
 
     @classmethod
-    def itemised(cls, profile: str = DEFAULT_TCO_PROFILE) -> TcoBasis:
-        """Itemised TCO with an operator profile (``"hyperscaler"``, ``"neocloud"``, ``"rental"``)."""
-        return cls(kind="itemised", profile=profile)
+    def itemised(cls, profile: str = DEFAULT_TCO_PROFILE, **inputs: float) -> TcoBasis:
+        """Itemised TCO with an operator profile (``"hyperscaler"``, ``"neocloud"``, ``"rental"``).
+
+        ``**inputs`` replace TCO inputs on every system (:data:`TCO_OVERRIDES`, e.g.
+        ``electricity_usd_per_kwh=0.05``, ``pue=1.3``), as in :func:`tco`.
+        """
+        return cls(kind="itemised", profile=profile, inputs=tuple(inputs.items()))
 
     @classmethod
     def published(cls, vintage: str = DEFAULT_TCO_VINTAGE, tier: str = DEFAULT_TCO_TIER) -> TcoBasis:
@@ -858,7 +899,8 @@ class TcoBasis(BaseModel):
     def label(self) -> str:
         """The basis in words, e.g. ``"itemised, hyperscaler profile"``."""
         if self.kind == "itemised":
-            return f"itemised, {self.profile} profile"
+            given = "".join(f", {k}={v:g}" for k, v in self.inputs)
+            return f"itemised, {self.profile} profile{given}"
         if self.kind == "published":
             return f"published {self.vintage}, {self.tier} tier"
         return f"given, {self.usd_per_gpu_hour:g} USD/GPU-hour"
@@ -871,7 +913,8 @@ class TcoBasis(BaseModel):
         hardware : Hardware or str
             Catalog entry (or its name).
         **overrides : float
-            TCO inputs replaced (see :func:`tco`), e.g. ``facility_power_kw_per_accelerator``.
+            TCO inputs replaced (see :func:`tco`), e.g. ``facility_power_kw_per_accelerator``;
+            over the basis's own ``inputs`` where both name one.
 
         Returns
         -------
@@ -890,7 +933,7 @@ class TcoBasis(BaseModel):
         hw = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
         extra: dict[str, Any] = dict(overrides)
         if self.kind == "itemised":
-            return tco(hw, str(self.profile), **extra)
+            return tco(hw, str(self.profile), **{**dict(self.inputs), **extra})
         if self.kind == "published":
             return tco(hw, basis="published", vintage=str(self.vintage), tier=str(self.tier), **extra)
         ignored = sorted(set(extra) - _EXPLICIT_OVERRIDES)
@@ -943,10 +986,18 @@ _BASIS_KINDS: dict[str, Literal["itemised", "published", "explicit"]] = {
 
 def _basis_kind(basis: object) -> Literal["itemised", "published", "explicit"]:
     """Return the kind a ``basis`` string names; ``ValueError`` with the keyword meant for a profile or tier name."""
+    if isinstance(basis, TcoResult):
+        raise ValueError(
+            f"a TcoResult (the TCO of {basis.hardware_id}, {basis.usd_per_gpu_hour:.4g} USD/GPU-hour) is not a TCO "
+            "basis; pass its figure, cost_usd_per_gpu_hour=result.usd_per_gpu_hour (the same on every system), or "
+            "evaluate one system with tk.evaluate(model, hardware, tco_result=result); a basis is a tk.TcoBasis or "
+            "one of 'itemised', 'published', 'explicit'"
+        )
     key = normalize_name(str(basis))
     if isinstance(basis, str) and key in _BASIS_KINDS:
         return _BASIS_KINDS[key]
-    text = f"tco_basis={basis!r} is not one of 'itemised', 'published', 'explicit'"
+    shown = repr(basis) if len(repr(basis)) <= 80 else f"<{type(basis).__name__}>"
+    text = f"tco_basis={shown} is not one of 'itemised', 'published', 'explicit'"
     try:
         profile: str | None = catalog.resolve_profile_id(str(basis))
     except KeyError:
@@ -1012,7 +1063,9 @@ def tco_basis(
     ------
     ValueError
         Contradictory arguments (the message names both), or an unknown kind (a profile or
-        tier name given as the kind: the message says which keyword takes it).
+        tier name given as the kind: the message says which keyword takes it; a
+        :class:`TcoResult`: the message says to pass its ``usd_per_gpu_hour`` as
+        ``cost_usd_per_gpu_hour`` or the result as ``tco_result`` of :func:`tokenomics.evaluate`).
     KeyError
         Unknown profile, vintage or tier.
 

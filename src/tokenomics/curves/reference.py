@@ -215,7 +215,9 @@ def _label_lengths(label: str) -> tuple[float, float] | None:
 
 
 def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None:
-    """The measured fixed benchmark a fixed workload is carried from, or None (measured itself, or none near).
+    """Return the measured fixed benchmark a fixed workload is carried from, or None.
+
+    None: the workload is measured itself, or no benchmark lies near it.
 
     A workload measured under its own label with no cached prefix is its own curve. Otherwise the
     nearest measured benchmark of the model and system, ``max(|ln ISL ratio|, |ln OSL ratio|)``
@@ -246,7 +248,7 @@ def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None
 
 def _carried_workload(m: Model, hw: Hardware, wl: Workload, near: Workload,
                       mode: str) -> tuple[ThroughputCurve, pd.DataFrame]:
-    """A fixed workload's projection carried onto a nearby measured benchmark's curve (step 0)."""
+    """Return a fixed workload's projection carried onto a nearby measured benchmark's curve (step 0)."""
     reference, _ = _own_curve(m, hw, near, mode, None)
     projected = _project(m, hw, wl, mode)
     reference_projection = _curve(_project(m, hw, near, mode))
@@ -650,7 +652,8 @@ def _with_knots(projected: pd.DataFrame, at: pd.Series) -> pd.DataFrame:
     fx = front[_X].to_numpy(dtype=float)
     xs = np.unique(at.to_numpy(dtype=float))
     # a knot within a relative 1e-9 of a frontier row's is that row (their logs would coincide)
-    near = np.isclose(xs[:, None], fx[None, :], rtol=1e-9, atol=0.0).any(axis=1) if fx.size else np.zeros(xs.shape, bool)
+    near = (np.isclose(xs[:, None], fx[None, :], rtol=1e-9, atol=0.0).any(axis=1) if fx.size
+            else np.zeros(xs.shape, dtype=bool))
     xs = xs[np.isfinite(xs) & (xs > 0) & ~near]
     if not xs.size:
         return front

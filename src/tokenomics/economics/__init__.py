@@ -16,10 +16,14 @@ Token classes: every token is exactly one of *input* (uncached prompt token), *c
 (prompt token served from the prefix cache) or *output*. The cache-hit fraction is a part of the
 input, never on top of it: ``input_share = uncached + cached``.
 
-Plausible ranges: prices, royalties and costs are checked against the catalog vocabulary
-(``tokenomics.catalog.parameter_spec``), the same ranges the entry points
-(:func:`tokenomics.evaluate`, :func:`tokenomics.compare`) apply, so a $/token price written as
-$/Mtok (:func:`check_usd_per_mtok`), a per-rack or per-year cost written as $/GPU-hour
+Plausible ranges: every amount per Mtok is checked against [:data:`MIN_USD_PER_MTOK`,
+:data:`MAX_USD_PER_MTOK`], every throughput per accelerator against
+[:data:`MIN_THROUGHPUT_TOK_PER_S_PER_GPU`, :data:`MAX_THROUGHPUT_TOK_PER_S_PER_GPU`] (the ranges
+of the catalog vocabulary, ``tokenomics.catalog.parameter_spec``), costs and powers against the
+vocabulary: the same ranges the entry points (:func:`tokenomics.evaluate`,
+:func:`tokenomics.compare`, :func:`tokenomics.fleet_per_day`) apply, so a $/token price written as
+$/Mtok (:func:`check_usd_per_mtok`), a throughput per system or per hour
+(:func:`check_throughput_per_gpu`), a per-rack or per-year cost written as $/GPU-hour
 (:func:`check_gpu_hour_cost`) or a power in W written as kW (:func:`check_power_kw`) raises
 ``ValueError`` here too.
 
@@ -40,7 +44,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from tokenomics import catalog
-from tokenomics._numeric import checked, inputs_trusted, kernel, lazy_raise_where, prepare
+from tokenomics._numeric import checked, inputs_trusted, is_xarray, kernel, lazy_raise_where, prepare
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
@@ -56,8 +60,12 @@ from tokenomics.units import HOURS_PER_YEAR, KW_PER_MW, SECONDS_PER_HOUR, TOKENS
 __all__ = [
     "DEFAULT_CACHED_COST_RATIO",
     "LIST_PRICE_FIELDS",
+    "MAX_THROUGHPUT_TOK_PER_S_PER_GPU",
     "MAX_USD_PER_GPU_HOUR",
+    "MAX_USD_PER_MTOK",
     "MIN_RELATIVE_MIX_WEIGHT",
+    "MIN_THROUGHPUT_TOK_PER_S_PER_GPU",
+    "MIN_USD_PER_MTOK",
     "CostSplit",
     "InferencexCost",
     "LicenseFee",
@@ -70,6 +78,7 @@ __all__ = [
     "breakeven_utilization_frac",
     "check_gpu_hour_cost",
     "check_power_kw",
+    "check_throughput_per_gpu",
     "check_usd_per_mtok",
     "cost_per_mtok",
     "cost_per_output_mtok",
@@ -112,6 +121,30 @@ MAX_USD_PER_GPU_HOUR: float = 100.0
 About ten times the dearest published rental rate of any catalog system: a per-system-hour,
 per-rack-hour or per-year figure lands above it."""
 
+MIN_USD_PER_MTOK: float = 0.001
+"""Smallest plausible nonzero price or royalty per million tokens [USD/Mtok].
+
+One dollar per billion tokens, below every catalog list price (the cheapest, a cached-input
+price, is near 0.003). It is :data:`MAX_USD_PER_MTOK` x 1e-6, so any price up to the maximum
+written per token instead of per Mtok lands at or below it. The price vocabulary
+(``data/parameters.csv``) states the same range for every list price."""
+
+MAX_USD_PER_MTOK: float = 1000.0
+"""Largest plausible price or royalty per million tokens [USD/Mtok]."""
+
+MIN_THROUGHPUT_TOK_PER_S_PER_GPU: float = 0.01
+"""Smallest plausible throughput per busy accelerator [tok/s/GPU].
+
+Below it no served point exists: the figure is in tokens per millisecond or in thousands of
+tokens per second, and would price a Mtok at hundreds of thousands of dollars."""
+
+MAX_THROUGHPUT_TOK_PER_S_PER_GPU: float = 1e6
+"""Largest plausible (input + output) throughput per busy accelerator [tok/s/GPU].
+
+The curve vocabulary's range of ``throughput_tok_per_s_per_gpu``; above it the figure is per
+system, per minute or per hour. (A prefill pool's input rate alone, a quantity of its own in
+the vocabulary, may reach 1e7.)"""
+
 _PER_TOKEN_HINT = "a per-token figure where per-million is meant"
 
 _POWER_SPECS: dict[str, tuple[str, str]] = {
@@ -121,12 +154,11 @@ _POWER_SPECS: dict[str, tuple[str, str]] = {
 
 
 def check_usd_per_mtok(name: str, value: Any, *, allow_zero: bool = True) -> None:
-    """Raise if a price (or royalty) per Mtok is negative or outside the price vocabulary's plausible range.
+    """Raise if a price (or royalty) per Mtok is negative or outside its plausible range.
 
-    A list price (:data:`LIST_PRICE_FIELDS`) has its own range,
-    ``catalog.parameter_spec("price", name)``. A blended price or a license royalty per Mtok is
-    a token-weighted mix of list-price-sized amounts: its range spans those of the list prices
-    (0.0001 to 1000 USD/Mtok).
+    Every amount per Mtok -- a list price (:data:`LIST_PRICE_FIELDS`), a blended price, a license
+    royalty -- has the one range [:data:`MIN_USD_PER_MTOK`, :data:`MAX_USD_PER_MTOK`] =
+    [0.001, 1000] USD/Mtok, or 0.
 
     Parameters
     ----------
@@ -150,16 +182,51 @@ def check_usd_per_mtok(name: str, value: Any, *, allow_zero: bool = True) -> Non
     >>> check_usd_per_mtok("price_usd_per_mtok", 2.19e-6)
     Traceback (most recent call last):
     ...
-    ValueError: price_usd_per_mtok=2.19e-06 USD/Mtok is below the plausible minimum 0.0001 USD/Mtok (a unit slip? \
-e.g. a per-token figure where per-million is meant); allowed 0 or [0.0001, 1000] USD/Mtok
+    ValueError: price_usd_per_mtok=2.19e-06 USD/Mtok is below the plausible minimum 0.001 USD/Mtok (a unit slip? \
+e.g. a per-token figure where per-million is meant); allowed 0 or [0.001, 1000] USD/Mtok
     """
-    specs = [catalog.parameter_spec("price", name)] if name in LIST_PRICE_FIELDS \
-        else [catalog.parameter_spec("price", n) for n in LIST_PRICE_FIELDS]
-    lows = [s.min_value for s in specs if s.min_value is not None]
-    highs = [s.max_value for s in specs if s.max_value is not None]
     (check_nonnegative if allow_zero else check_positive)(name, value)
-    check_plausible(name, value, low=min(lows) if lows else None, high=max(highs) if highs else None,
-                    unit=specs[0].unit, allow_zero=allow_zero, hint=_PER_TOKEN_HINT)
+    check_plausible(name, value, low=MIN_USD_PER_MTOK, high=MAX_USD_PER_MTOK, unit="USD/Mtok",
+                    allow_zero=allow_zero, hint=_PER_TOKEN_HINT)
+
+
+def check_throughput_per_gpu(name: str, value: Any) -> None:
+    """Raise if a throughput per accelerator is not > 0 or outside its plausible range.
+
+    The range is [:data:`MIN_THROUGHPUT_TOK_PER_S_PER_GPU`, :data:`MAX_THROUGHPUT_TOK_PER_S_PER_GPU`]
+    = [0.01, 1e6] tok/s/GPU, that of the curve vocabulary's ``throughput_tok_per_s_per_gpu``.
+
+    Parameters
+    ----------
+    name : str
+        Field name for the message (e.g. ``throughput_tok_per_s_per_gpu``).
+    value : float, array_like or pandas.Series
+        Throughput(s) per busy accelerator [tok/s/GPU].
+
+    Raises
+    ------
+    ValueError
+        Not > 0, NaN, or outside the plausible range (below it: tokens per millisecond or
+        thousands of tokens per second; above it: per system, per minute or per hour), naming
+        the field, the value and the range.
+
+    Examples
+    --------
+    >>> check_throughput_per_gpu("throughput_tok_per_s_per_gpu", 2500.0)
+    >>> check_throughput_per_gpu("throughput_tok_per_s_per_gpu", 9e6)
+    Traceback (most recent call last):
+    ...
+    ValueError: throughput_tok_per_s_per_gpu=9000000.0 tok/s/GPU is above the plausible maximum 1e+06 tok/s/GPU \
+(a unit slip? e.g. tokens per hour or per minute, or per system, where tokens per second per accelerator are meant); \
+allowed [0.01, 1e+06] tok/s/GPU
+    """
+    check_positive(name, value)
+    check_plausible(name, value, low=MIN_THROUGHPUT_TOK_PER_S_PER_GPU, high=MAX_THROUGHPUT_TOK_PER_S_PER_GPU,
+                    unit="tok/s/GPU",
+                    hint="tokens per millisecond, or thousands or millions of tokens per second, where tokens per "
+                         "second per accelerator are meant",
+                    high_hint="tokens per hour or per minute, or per system, where tokens per second per "
+                              "accelerator are meant")
 
 
 def check_gpu_hour_cost(name: str, value: Any, *, allow_zero: bool = False) -> None:
@@ -280,15 +347,6 @@ def _positive_cost(name: str, value: Any) -> None:
     check_gpu_hour_cost(name, value)
 
 
-def _served_throughput(name: str, value: Any) -> None:
-    """> 0 and within the widest throughput range of the curve vocabulary (a prefill pool's input rate)."""
-    spec = catalog.parameter_spec("curve", "input_throughput_tok_per_s_per_gpu")
-    check_positive(name, value)
-    check_plausible(name, value, low=spec.min_value, high=spec.max_value, unit=spec.unit,
-                    hint="tokens per millisecond, or tokens per second of a whole system, where tokens per "
-                         "second per accelerator are meant")
-
-
 def _power(name: str, value: Any) -> None:
     check_power_kw(name, value)
 
@@ -343,6 +401,13 @@ def _finish_breakeven(
     return restore(lazy_raise_where(result, infeasible, error), result_name)
 
 
+def _renamed(result: Any, name: str) -> Any:
+    """Return ``result`` with a pandas Series or xarray DataArray named ``name`` (floats and arrays as given)."""
+    if isinstance(result, pd.Series) or is_xarray(result):
+        return result.rename(name)
+    return result
+
+
 # --- volumes and cost per Mtok ---
 
 
@@ -355,7 +420,8 @@ def served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     Parameters
     ----------
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens per second per accelerator while busy, > 0 [tok/s/GPU].
+        Input + output tokens per second per accelerator while busy, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Fraction of paid hours the accelerator serves at that throughput, in (0, 1].
 
@@ -375,7 +441,7 @@ def served_mtok_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     1.8
     """
     (t, u), restore = prepare(
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(t * (u * _MTOK_PER_TOK_S_HOUR), "served_mtok_per_gpu_hour")
@@ -393,9 +459,9 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
         TCO per allocated accelerator-hour, in [0, 100] [USD/GPU-hour]
         (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens per second per accelerator while busy, in the plausible range [0.01, 1e7]
-        [tok/s/GPU] (the curve vocabulary's widest, a prefill pool's input rate; outside it a
-        figure in tok/ms or per system). Use all tokens (input + output) for the cost per Mtok of
+        Tokens per second per accelerator while busy, in the plausible range [0.01, 1e6]
+        [tok/s/GPU] (:func:`check_throughput_per_gpu`: outside it a figure in tok/ms, per
+        system or per hour). Use all tokens (input + output) for the cost per Mtok of
         all tokens.
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1]. Required: an idle GPU-hour is still paid.
@@ -431,7 +497,7 @@ def cost_per_mtok(cost_usd_per_gpu_hour: Any, throughput_tok_per_s_per_gpu: Any,
     """
     (c, t, u), restore = prepare(
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, _served_throughput),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
     )
     return restore(c / (t * (u * _MTOK_PER_TOK_S_HOUR)), "cost_usd_per_mtok")
@@ -496,12 +562,14 @@ def inferencex_cost_per_mtok(
     *,
     input_throughput_tok_per_s_per_gpu: Any = None,
     output_throughput_tok_per_s_per_gpu: Any = None,
-    utilization_frac: Any = 1.0,
+    utilization_frac: Any,
 ) -> InferencexCost:
     """Cost per Mtok as the InferenceX dashboard computes it (not additive across classes).
 
-    ``total = cost / (throughput * 3600 / 1e6)``; ``input = cost / (input_throughput * 3600 /
-    1e6)``; ``output = cost / (output_throughput * 3600 / 1e6)``, each divided by utilization.
+    ``total = cost / (throughput * 3600 * utilization / 1e6)``; ``input = cost / (input_throughput
+    * 3600 * utilization / 1e6)``; ``output = cost / (output_throughput * 3600 * utilization /
+    1e6)``. The dashboard divides by the throughput alone, i.e. it assumes every paid GPU-hour
+    busy: ``utilization_frac=1.0`` reproduces its figures.
 
     Parameters
     ----------
@@ -509,18 +577,23 @@ def inferencex_cost_per_mtok(
         TCO per accelerator-hour, in [0, 100] [USD/GPU-hour]
         (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+        Input + output tokens/s per accelerator, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     input_throughput_tok_per_s_per_gpu, output_throughput_tok_per_s_per_gpu : optional
         Input (resp. output) tokens/s per accelerator, > 0 [tok/s/GPU]; together at most the
         total throughput (it counts both). Keyword-only, as is ``utilization_frac``
         (:func:`cost_per_mtok` takes utilization third).
-    utilization_frac : float, array_like or pandas.Series, default 1.0
-        InferenceX assumes full utilization (1.0); another value divides every figure.
+    utilization_frac : float, array_like or pandas.Series
+        Busy fraction of paid hours, in (0, 1]; required, keyword-only. The InferenceX dashboard
+        assumes full utilization: pass 1.0 to reproduce its figures; another value divides
+        every figure.
 
     Returns
     -------
     InferencexCost
-        ``(total_usd_per_mtok, input_usd_per_mtok, output_usd_per_mtok)`` [USD/Mtok].
+        ``(total_usd_per_mtok, input_usd_per_mtok, output_usd_per_mtok)`` [USD/Mtok]; pandas
+        Series among them are named ``total_usd_per_mtok``, ``input_cost_usd_per_mtok`` and
+        ``output_cost_usd_per_mtok``.
 
     Raises
     ------
@@ -537,7 +610,7 @@ def inferencex_cost_per_mtok(
     Examples
     --------
     >>> c = inferencex_cost_per_mtok(1.48, 55.6, input_throughput_tok_per_s_per_gpu=27.8,
-    ...                              output_throughput_tok_per_s_per_gpu=27.8)
+    ...                              output_throughput_tok_per_s_per_gpu=27.8, utilization_frac=1.0)
     >>> round(c.total_usd_per_mtok, 2), round(c.output_usd_per_mtok, 2)
     (7.39, 14.79)
 
@@ -555,16 +628,19 @@ def inferencex_cost_per_mtok(
         throughput_tok_per_s_per_gpu = given["throughput_tok_per_s_per_gpu"]
         input_throughput_tok_per_s_per_gpu = given.get("input_throughput_tok_per_s_per_gpu")
         output_throughput_tok_per_s_per_gpu = given.get("output_throughput_tok_per_s_per_gpu")
-    total = cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac)
+    total = _renamed(cost_per_mtok(cost_usd_per_gpu_hour, throughput_tok_per_s_per_gpu, utilization_frac),
+                     "total_usd_per_mtok")
     inp = (
         None
         if input_throughput_tok_per_s_per_gpu is None
-        else cost_per_mtok(cost_usd_per_gpu_hour, input_throughput_tok_per_s_per_gpu, utilization_frac)
+        else _renamed(cost_per_mtok(cost_usd_per_gpu_hour, input_throughput_tok_per_s_per_gpu, utilization_frac),
+                      "input_cost_usd_per_mtok")
     )
     out = (
         None
         if output_throughput_tok_per_s_per_gpu is None
-        else cost_per_mtok(cost_usd_per_gpu_hour, output_throughput_tok_per_s_per_gpu, utilization_frac)
+        else _renamed(cost_per_mtok(cost_usd_per_gpu_hour, output_throughput_tok_per_s_per_gpu, utilization_frac),
+                      "output_cost_usd_per_mtok")
     )
     return InferencexCost(total, inp, out)
 
@@ -880,7 +956,8 @@ def cost_split_per_mtok(
         TCO per accelerator-hour, in [0, 100] [USD/GPU-hour]
         (:func:`check_gpu_hour_cost`: a per-rack or per-year figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens/s per accelerator of the deployment, > 0 [tok/s/GPU].
+        Input + output tokens/s per accelerator of the deployment, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1].
     input_share_frac : float, array_like or pandas.Series
@@ -1017,7 +1094,7 @@ def blended_price_usd_per_mtok(
     cache_hit_frac : float, array_like or pandas.Series, default 0
         Cached share of input tokens, in [0, 1] — a part of the input, not extra tokens.
     cached_input_usd_per_mtok : float, array_like or pandas.Series, optional
-        Cached-input price, 0 or in [0.0001, 1000] and at most ``input_usd_per_mtok``
+        Cached-input price, 0 or in [0.001, 1000] and at most ``input_usd_per_mtok``
         [USD/Mtok]; default ``0.1 * input_usd_per_mtok`` (:data:`DEFAULT_CACHED_COST_RATIO`).
 
     Returns
@@ -1057,12 +1134,13 @@ def revenue_usd_per_gpu_hour(throughput_tok_per_s_per_gpu: Any, utilization_frac
     Parameters
     ----------
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+        Input + output tokens/s per accelerator, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1].
     price_usd_per_mtok : float, array_like or pandas.Series
         Blended price over all tokens (see :func:`blended_price_usd_per_mtok`), 0 or in
-        [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
+        [0.001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
 
     Returns
     -------
@@ -1097,7 +1175,7 @@ class LicenseFee(BaseModel):
     revenue_frac : float, default 0
         Share of revenue paid to the licensor, in [0, 1) (0.30, not 30).
     usd_per_mtok : float, default 0
-        Royalty per million tokens served (input + output), 0 or in [0.0001, 1000] [USD/Mtok].
+        Royalty per million tokens served (input + output), 0 or in [0.001, 1000] [USD/Mtok].
     usd_per_gpu_hour : float, default 0
         Fixed fee per allocated accelerator-hour, in [0, 100] [USD/GPU-hour].
 
@@ -1182,13 +1260,14 @@ def license_fee_usd_per_gpu_hour(
     revenue_usd_per_gpu_hour : float, array_like or pandas.Series
         Revenue, >= 0 [USD/GPU-hour].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+        Input + output tokens/s per accelerator, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     license_fee_frac : float, array_like or pandas.Series, default 0
         Revenue share, in [0, 1).
     license_usd_per_mtok : float, array_like or pandas.Series, default 0
-        Royalty per Mtok of all tokens, 0 or in [0.0001, 1000] (:func:`check_usd_per_mtok`) [USD/Mtok].
+        Royalty per Mtok of all tokens, 0 or in [0.001, 1000] (:func:`check_usd_per_mtok`) [USD/Mtok].
     license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
         Fixed fee, in [0, 100] (:func:`check_gpu_hour_cost`) [USD/GPU-hour].
 
@@ -1231,7 +1310,7 @@ def _profit_inputs(
 ) -> tuple[list[np.ndarray], Any]:
     return prepare(
         ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
@@ -1257,10 +1336,11 @@ def profit_usd_per_gpu_hour(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price over all tokens, in [0.0001, 1000] [USD/Mtok] (:func:`check_usd_per_mtok`: a
+        Blended price over all tokens, in [0.001, 1000] [USD/Mtok] (:func:`check_usd_per_mtok`: a
         $/token figure is refused).
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Input + output tokens/s per accelerator, > 0 [tok/s/GPU].
+        Input + output tokens/s per accelerator, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction of paid hours, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
@@ -1269,7 +1349,7 @@ def profit_usd_per_gpu_hour(
     license_fee_frac : float, array_like or pandas.Series, default 0
         Revenue share paid as license fee, in [0, 1).
     license_usd_per_mtok : float, array_like or pandas.Series, default 0
-        Royalty per Mtok of all tokens, 0 or in [0.0001, 1000] [USD/Mtok].
+        Royalty per Mtok of all tokens, 0 or in [0.001, 1000] [USD/Mtok].
     license_usd_per_gpu_hour : float, array_like or pandas.Series, default 0
         Fixed license fee, in [0, 100] [USD/GPU-hour].
 
@@ -1441,7 +1521,7 @@ def profit_usd_per_gpu_year(
     >>> round(profit_usd_per_gpu_year(2.0, 1000.0, 0.5, 2.0, 0.3), 2)
     4555.2
     """
-    return usd_per_gpu_year(
+    return _renamed(usd_per_gpu_year(
         profit_usd_per_gpu_hour(
             price_usd_per_mtok,
             throughput_tok_per_s_per_gpu,
@@ -1451,7 +1531,7 @@ def profit_usd_per_gpu_year(
             license_usd_per_mtok,
             license_usd_per_gpu_hour,
         )
-    )
+    ), "profit_usd_per_gpu_year")
 
 
 @kernel
@@ -1488,7 +1568,7 @@ def profit_usd_per_mw_year(
     >>> round(profit_usd_per_mw_year(2.0, 1000.0, 0.5, 2.0, 2.0, 0.3))
     2277600
     """
-    return usd_per_mw_year(
+    return _renamed(usd_per_mw_year(
         profit_usd_per_gpu_hour(
             price_usd_per_mtok,
             throughput_tok_per_s_per_gpu,
@@ -1499,7 +1579,7 @@ def profit_usd_per_mw_year(
             license_usd_per_gpu_hour,
         ),
         facility_power_kw_per_accelerator,
-    )
+    ), "profit_usd_per_mw_year")
 
 
 # --- break-evens (closed form) ---
@@ -1545,9 +1625,10 @@ def breakeven_utilization_frac(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
+        Blended price, in [0.001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+        Tokens/s per accelerator while busy, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
         TCO, in (0, 100] (:func:`check_gpu_hour_cost`) [USD/GPU-hour] (with no hourly cost the
         margin does not depend on utilization).
@@ -1579,7 +1660,7 @@ def breakeven_utilization_frac(
     """
     (p, t, k, f, rho, fixed, m), restore = prepare(
         ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _positive_cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
         ("target_margin_frac", target_margin_frac, _target),
@@ -1614,7 +1695,8 @@ def breakeven_price_usd_per_mtok(
     Parameters
     ----------
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+        Tokens/s per accelerator while busy, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
@@ -1644,7 +1726,7 @@ def breakeven_price_usd_per_mtok(
     1.587302
     """
     (t, u, k, f, rho, fixed, m), restore = prepare(
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _positive_cost),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
@@ -1680,9 +1762,10 @@ def breakeven_license_fee_frac(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
+        Blended price, in [0.001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+        Tokens/s per accelerator while busy, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     cost_usd_per_gpu_hour : float, array_like or pandas.Series
@@ -1713,7 +1796,7 @@ def breakeven_license_fee_frac(
     """
     (p, t, u, k, _, rho, fixed, m), restore = prepare(
         ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
         ("cost_usd_per_gpu_hour", cost_usd_per_gpu_hour, _cost),
         *_license_fields(0.0, license_usd_per_mtok, license_usd_per_gpu_hour),
@@ -1750,9 +1833,10 @@ def breakeven_cost_usd_per_gpu_hour(
     Parameters
     ----------
     price_usd_per_mtok : float, array_like or pandas.Series
-        Blended price, in [0.0001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
+        Blended price, in [0.001, 1000] (:func:`check_usd_per_mtok`: a $/token figure is refused) [USD/Mtok].
     throughput_tok_per_s_per_gpu : float, array_like or pandas.Series
-        Tokens/s per accelerator while busy, > 0 [tok/s/GPU].
+        Tokens/s per accelerator while busy, in [0.01, 1e6]
+        (:func:`check_throughput_per_gpu`) [tok/s/GPU].
     utilization_frac : float, array_like or pandas.Series
         Busy fraction, in (0, 1].
     license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour : optional
@@ -1780,7 +1864,7 @@ def breakeven_cost_usd_per_gpu_hour(
     """
     (p, t, u, f, rho, fixed, m), restore = prepare(
         ("price_usd_per_mtok", price_usd_per_mtok, _positive_price),
-        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_positive),
+        ("throughput_tok_per_s_per_gpu", throughput_tok_per_s_per_gpu, check_throughput_per_gpu),
         ("utilization_frac", utilization_frac, _util),
         *_license_fields(license_fee_frac, license_usd_per_mtok, license_usd_per_gpu_hour),
         ("target_margin_frac", target_margin_frac, _target),

@@ -27,7 +27,7 @@ import pydantic
 import tokenomics as tk
 from tokenomics._validate import check_fraction, unknown_name_error
 from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, evaluate, supply
-from tokenomics.cost.tco import TcoBasis, tco_basis
+from tokenomics.cost.tco import TCO_OVERRIDES, TcoBasis, tco_basis
 from tokenomics.curves.ingest import read_results, read_results_dir
 from tokenomics.outputs.report import DEFAULT_MODELS, ReportOptions, format_value, headline_frame, write_report
 from tokenomics.workload import DEFAULT_WORKLOAD, Workload, workload, workload_names
@@ -368,15 +368,43 @@ def _add_tco_options(p: argparse.ArgumentParser) -> None:
                                       "(implies a published basis)")
     g.add_argument("--cost-per-gpu-hour", type=_number_arg, metavar="USD",
                    help="explicit TCO [USD/GPU-hour] on every system")
+    g.add_argument("--tco-input", action="append", metavar="NAME=VALUE", type=_tco_input,
+                   help="replace an input of the itemised TCO on every system, e.g. electricity_usd_per_kwh=0.05 "
+                        f"(repeat for several): {', '.join(TCO_OVERRIDES)}")
+
+
+def _tco_input(text: str) -> tuple[str, float]:
+    """Parse ``--tco-input NAME=VALUE`` (the name checked with the basis)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (e.g. electricity_usd_per_kwh=0.05)")
+    return name.strip(), _number_arg(value.strip())
 
 
 def _tco_basis(args: argparse.Namespace) -> TcoBasis:
-    """Return the TCO basis of ``--tco-profile``, ``--tco-vintage``, ``--tco-tier``, ``--cost-per-gpu-hour``."""
+    """Return the TCO basis of ``--tco-profile``, ``--tco-vintage``, ``--tco-tier``, ``--cost-per-gpu-hour``.
+
+    ``--tco-input NAME=VALUE`` replaces inputs of an itemised basis (refused beside a published
+    or given figure, which is all-in).
+    """
     try:
-        return tco_basis(profile=args.tco_profile, vintage=args.tco_vintage, tier=args.tco_tier,
-                         usd_per_gpu_hour=args.cost_per_gpu_hour)
+        basis = tco_basis(profile=args.tco_profile, vintage=args.tco_vintage, tier=args.tco_tier,
+                          usd_per_gpu_hour=args.cost_per_gpu_hour)
     except ValueError as err:
         raise ValueError(_as_flags(str(err))) from None
+    given = dict(getattr(args, "tco_input", None) or ())
+    if not given:
+        return basis
+    if len(given) < len(args.tco_input):
+        raise ValueError("--tco-input names one input twice: give each once")
+    if basis.kind != "itemised":
+        raise ValueError(f"--tco-input replaces inputs of an itemised TCO; the {basis.label} basis is all-in "
+                         "(leave out --tco-vintage, --tco-tier and --cost-per-gpu-hour)")
+    try:
+        return TcoBasis.itemised(str(basis.profile), **given)
+    except pydantic.ValidationError as err:
+        raise ValueError("--tco-input " + "; ".join(str(e["msg"]).removeprefix("Value error, ")
+                                                    for e in err.errors())) from None
 
 
 _FLAG_NAMES = {"tco_profile": "--tco-profile", "tco_vintage": "--tco-vintage", "tco_tier": "--tco-tier",
@@ -403,14 +431,21 @@ def _cmd_tco(args: argparse.Namespace) -> None:
         for name, flag in _TCO_FLAGS.items():
             message = message.replace(f"{name}=", f"{flag} ")
         raise ValueError(message) from None
+    given = dict(args.tco_input or ())
+    if len(given) < len(args.tco_input or ()):
+        raise ValueError("--input names one input twice: give each once")
+    inputs = given
     try:
-        res = basis.tco(args.system)
+        if inputs and basis.kind == "itemised":  # the basis states them (its label names them)
+            basis, inputs = TcoBasis.itemised(str(basis.profile), **inputs), {}
+        res = basis.tco(args.system, **inputs)
     except ValueError as err:
-        message = str(err)
-        if "facility_power_kw_per_accelerator=" in message:  # the Python keywords: this command has no such flags
-            message = (message.split("; pass ")[0] + "; this command has no power flag: call "
-                       f"tk.tco({args.system!r}, facility_power_kw_per_accelerator=...) in Python, or price the "
-                       "GPU-hour with --cost-per-gpu-hour in cost or margin")
+        message = (str(err) if not isinstance(err, pydantic.ValidationError)
+                   else "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in err.errors()))
+        if "facility_power_kw_per_accelerator=" in message:  # the Python keyword: the flag that sets it
+            message = (message.split("; pass ")[0] + "; give it with --input facility_power_kw_per_accelerator=KW")
+        for name in given:
+            message = message.replace(f"{name}=", f"--input {name}=")
         raise ValueError(message) from None
     frame = res.to_frame().reset_index()
     if _CHOSEN["columns"]:  # the share column by either name: a percentage in a table, a fraction in data
@@ -509,11 +544,10 @@ def _cmd_cost(args: argparse.Namespace) -> None:
         raise ValueError("give --model (to read throughput off its curve) or --throughput")
     basis, wl = _tco_basis(args), _workload(args)
     m = tk.model(args.model) if args.model else None
-    frames = [supply(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
-                     interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
-                     kv_offload=args.kv_offload)
-              for hw in _progress(_hardware_ids(args.hardware), f"tokenomics {args.command}")]
-    frame = pd.concat(frames, ignore_index=True)
+    frame = _per_system(args, lambda hw: supply(
+        m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
+        interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
+        kv_offload=args.kv_offload))
     if args.format == "table":
         keep = set(_CHOSEN["columns"] or [])  # a chosen column is shown even without a value
         shown = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all() and c not in keep])
@@ -535,16 +569,15 @@ def _cmd_margin(args: argparse.Namespace) -> None:
     basis, wl = _tco_basis(args), _workload(args)
     m = tk.model(args.model)
     try:
-        frames = [evaluate(m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
-                           interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
-                           license_fee_frac=args.license_fee, price_provider=args.provider,
-                           price_tier=args.price_tier, input_usd_per_mtok=args.price_input,
-                           output_usd_per_mtok=args.price_output,
-                           cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload)
-                  for hw in _progress(_hardware_ids(args.hardware), f"tokenomics {args.command}")]
+        frame = _per_system(args, lambda hw: evaluate(
+            m, tk.hardware(hw), workload=wl, tco=basis, throughput_tok_per_s_per_gpu=args.throughput,
+            interactivity_tok_per_s_per_user=args.interactivity, utilization_frac=args.utilization,
+            license_fee_frac=args.license_fee, price_provider=args.provider, price_tier=args.price_tier,
+            input_usd_per_mtok=args.price_input, output_usd_per_mtok=args.price_output,
+            cached_input_usd_per_mtok=args.price_cached, kv_offload=args.kv_offload))
     except ValueError as err:
         raise ValueError(_as_flags(str(err))) from None
-    frame = pd.concat(frames, ignore_index=True)
+    frame = frame.reset_index(drop=True)
     if args.format != "table":
         _emit(frame, args.format, index=False)
         return
@@ -561,6 +594,33 @@ _UNREACHABLE = {
                                     "leaves too little)",
 }
 """Why a break-even of the margin table has no value."""
+
+
+def _per_system(args: argparse.Namespace, one: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    """Rows of ``one(hardware_id)`` for every ``--hardware``; the systems that fail are left out.
+
+    As :func:`tokenomics.compare`: each left-out system is named on stderr with its reason
+    (``skipped h100-sxm: ...``, by :func:`main` after the table); when every system fails, the
+    error is raised (the first one's own error for a single system).
+    """
+    frames, skipped = [], []
+    for hw in _progress(_hardware_ids(args.hardware), f"tokenomics {args.command}"):
+        try:
+            frames.append(one(hw))
+        except (KeyError, ValueError) as err:
+            skipped.append((hw, err))
+    if not frames:
+        if len(skipped) == 1:
+            raise skipped[0][1]
+        raise ValueError("no system could be evaluated: "
+                         + "; ".join(f"{hw}: {_error_text(err)}" for hw, err in skipped))
+    args.skipped_systems = [(hw, _error_text(err)) for hw, err in skipped]  # main() names them on stderr
+    return pd.concat(frames, ignore_index=True)
+
+
+def _error_text(err: Exception) -> str:
+    """Return an error's message (a KeyError's without the quotes ``str`` adds)."""
+    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
 
 
 def _hardware_ids(names: Sequence[str]) -> list[str]:
@@ -697,7 +757,22 @@ def _cmd_report(args: argparse.Namespace) -> None:
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
     if not args.quiet:
         _emit(_report_summary(headline_frame(path.parent), opts), "table", index=False)
+    _report_skipped(args, path.parent)
     sys.stdout.write(f"{path}\n")
+
+
+def _report_skipped(args: argparse.Namespace, folder: Path) -> None:
+    """Say on stderr what the report left out (``skipped.csv``): each combination when systems were named."""
+    table = folder / "skipped.csv"
+    skipped = pd.read_csv(table) if table.is_file() else pd.DataFrame()
+    if skipped.empty:
+        return
+    if args.hardware:  # main() names them after the table, in the command's flags
+        args.skipped_systems = [(f"{r.model_id} on {r.hardware_id} ({r.stage})", str(r.reason))
+                                for r in skipped.itertuples(index=False)]
+    else:
+        systems = skipped["hardware_id"].nunique()
+        sys.stderr.write(f"{len(skipped)} model x system combinations ({systems} systems) left out: see {table}\n")
 
 
 def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
@@ -724,8 +799,29 @@ def _report_summary(head: pd.DataFrame, opts: Any) -> pd.DataFrame:
     return out
 
 
+class _StoreOnce(argparse._StoreAction):
+    """``store`` that refuses an option given twice (argparse would keep the last value silently)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given: dict[str, Any] = namespace.__dict__.setdefault("_given_once", {})
+        if option_string is not None and self.dest in given:
+            parser.error(f"{option_string} given twice ({given[self.dest]} and {values}): give it once "
+                         "(to compare several values, run the command once per value, or use tk.sweep)")
+        given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line naming the flag, with a pointer to ``--help``."""
+    """An argument parser whose errors are one line naming the flag, with a pointer to ``--help``.
+
+    An option that takes one value refuses to be given twice (:class:`_StoreOnce`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -781,13 +877,17 @@ def build_parser() -> argparse.ArgumentParser:
     # (section: more subcommands)
     tc = add("tco", _cmd_tco, "TCO of one system per accelerator-hour, with its breakdown",
              epilog="examples:\n  tokenomics tco GB200 --profile neocloud\n"
-                    "  tokenomics tco mi355x --vintage 2026-09 --tier rental\n")
+                    "  tokenomics tco mi355x --vintage 2026-09 --tier rental\n"
+                    "  tokenomics tco GB200 --input electricity_usd_per_kwh=0.05 --input pue=1.3\n")
     tc.add_argument("system", metavar="SYSTEM", help="hardware name or alias")
     tc.add_argument("--profile", help="operator profile of an itemised TCO: hyperscaler (default), neocloud, rental")
     tc.add_argument("--basis", choices=("itemised", "published"),
                     help="itemised from capex and opex (default), or a published all-in figure")
     tc.add_argument("--vintage", help="published TCO set, e.g. 2026-09 (implies --basis published)")
     tc.add_argument("--tier", help="published tier: hyperscaler, neocloud, rental, internal (implies published)")
+    tc.add_argument("--input", action="append", metavar="NAME=VALUE", type=_tco_input, dest="tco_input",
+                    help=f"replace a TCO input, e.g. electricity_usd_per_kwh=0.05 (repeat for several): "
+                         f"{', '.join(TCO_OVERRIDES)}")
     co = add("cost", _cmd_cost, "cost per million tokens on one or more systems",
              epilog="examples:\n  tokenomics cost --hardware gb200 --model deepseek-r1 --interactivity 50\n"
                     "  tokenomics cost --hardware b200 --hardware mi355x --throughput 1000\n")
@@ -1008,6 +1108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = " ".join(str(message).split())  # one line, also for multi-line validation errors
         sys.stderr.write(f"tokenomics {args.command}: error: {_in_cli_terms(text, parser, args.command)}\n")
         return 2
+    for hw, why in getattr(args, "skipped_systems", []):
+        sys.stderr.write(f"skipped {hw}: {_in_cli_terms(' '.join(why.split()), parser, args.command)}\n")
     return 0
 
 

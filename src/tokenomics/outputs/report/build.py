@@ -142,7 +142,9 @@ class ReportOptions(BaseModel):
             data["workload"] = workload(data["workload"])
         if "extra_workloads" in data:
             main = workload(data.get("workload", DEFAULT_WORKLOAD)).name
-            extra = (workload(w) for w in data["extra_workloads"] or ())
+            given = data["extra_workloads"]
+            given = (given,) if isinstance(given, str | Workload) else given or ()
+            extra = (workload(w) for w in given)
             data["extra_workloads"] = tuple({w.name: w for w in extra if w.name != main}.values())
         return data
 
@@ -185,6 +187,12 @@ class ReportOptions(BaseModel):
     def _positive(cls, value: float, info: Any) -> float:
         check_positive(info.field_name, value)
         return value
+
+    @field_validator("models", "hardware", mode="before")
+    @classmethod
+    def _one_name(cls, value: Any) -> Any:
+        # one name is a list of one, as compare() reads it ("deepseek-r1", not its characters)
+        return (value,) if isinstance(value, str) else value
 
     @field_validator("models")
     @classmethod
