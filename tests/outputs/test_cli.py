@@ -327,6 +327,7 @@ def test_report_command(capsys, tmp_path):
     assert (tmp_path / "other" / "a.txt").exists()
 
 
+@pytest.mark.slow
 def test_report_names_a_named_system_it_left_out(capsys, tmp_path):
     rc, _, err = run(capsys, "report", "-o", str(tmp_path / "r"), "--model", "deepseek-r1", "--hardware", "b200",
                        "--hardware", "h100", "--interactivity", "300", "-q")
