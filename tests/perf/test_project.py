@@ -802,12 +802,14 @@ def test_a_context_no_single_domain_replica_holds_is_served_across_pipeline_stag
     # chip to spare, less than one replicated 97k-token MLA cache; pipeline stages halve both
     cfgs = project_curve("deepseek-r1", "tpu-v5e", workload="8k/1k")["parallelism"].unique()
     assert not any("pp" in c for c in cfgs)
-    long = project_curve("deepseek-r1", "tpu-v5e", workload="agentic-coding")
+    agentic = tk.workload("agentic-coding")
+    lengths = {"isl_tokens": agentic.isl_tokens, "osl_tokens": agentic.osl_tokens}
+    long = project_curve("deepseek-r1", "tpu-v5e", **lengths)
     assert long["parallelism"].str.contains("-pp").all()
     assert len(long)
     assert (long["throughput_tok_per_s_per_gpu"] > 0).all()
     with pytest.raises(ValueError, match="holds even one sequence"):
-        project_curve("deepseek-r1", "tpu-v5e", workload="agentic-coding",
+        project_curve("deepseek-r1", "tpu-v5e", **lengths,
                       configs=[ServingConfig(tp=64, ep=64, weight_precision="fp8", kv_precision="fp8")])
 
 
@@ -852,3 +854,13 @@ def test_a_fixed_workloads_cached_prefix_skips_its_prefill() -> None:
                                      factors=tk.perf.bundled_calibration().factors_for("h200"))
     np.testing.assert_allclose(half["throughput_tok_per_s_per_gpu"].astype(float),
                                direct["throughput_tok_per_s_per_gpu"], rtol=1e-9)
+
+
+def test_session_traffic_is_refused_naming_the_session_projection() -> None:
+    """project_curve would drop a session workload's cache hits and turns: it points to the path that keeps them."""
+    with pytest.raises(ValueError, match=r"'agentic-coding' is session traffic.*project_session_curve"):
+        project_curve("deepseek-r1", "gb200", workload="agentic-coding")
+    w = tk.workload("agentic-coding")
+    lengths = project_curve("deepseek-r1", "gb200", isl_tokens=w.isl_tokens, osl_tokens=w.osl_tokens,
+                            configs=ServingConfig(tp=8, ep=8), concurrency=[4])
+    assert len(lengths) == 1

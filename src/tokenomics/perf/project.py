@@ -438,7 +438,8 @@ def project_curve(
     Raises
     ------
     ValueError
-        If ``hardware`` is a prefill-only part (``serving_role='prefill'``, e.g. Rubin CPX: it
+        If ``workload`` is session traffic (:func:`~tokenomics.perf.project_session_curve` projects
+        it), if ``hardware`` is a prefill-only part (``serving_role='prefill'``, e.g. Rubin CPX: it
         serves only as the prefill pool of :func:`~tokenomics.perf.project_disagg_curve`), if
         ``concurrency`` is empty or not all > 0, if an explicit concurrency exceeds the memory
         capacity (naming the limit) or the weights do not fit (at the best-practice precisions
@@ -468,6 +469,12 @@ def project_curve(
         cal = bundled_calibration()
         factors = cal.factors_for(hw)
         band = band if band is not None else cal.band
+    if workload is not None and not get_workload(workload).is_fixed:
+        name = get_workload(workload).name
+        raise ValueError(f"workload {name!r} is session traffic (turns, a growing cached context): its prefix-cache "
+                         "hits and queueing are projected by tk.perf.project_session_curve(model, hardware, "
+                         f"{name!r}) or tk.reference_curve; project_curve projects fixed ISL/OSL requests (give "
+                         "isl_tokens/osl_tokens for the session's mean lengths without its cache)")
     isl_tokens, osl_tokens = _lengths(workload, isl_tokens, osl_tokens)
     cached = _cached_tokens(workload, isl_tokens)
     if m.max_context_tokens and isl_tokens + osl_tokens > m.max_context_tokens:
