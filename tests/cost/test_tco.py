@@ -70,9 +70,12 @@ def test_itemised_function_vectorised():
 
 def test_pue_applied_once_and_not_to_facility_power():
     base = tk.tco("gb200", **{**HAND, "electricity_usd_per_kwh": 0.1})
-    # the catalog's all-in facility figure must not enter an IT-power based result
-    other = tk.tco("gb200", **{**HAND, "electricity_usd_per_kwh": 0.1}, facility_power_kw_per_accelerator=9.0)
-    assert base.usd_per_gpu_hour == other.usd_per_gpu_hour
+    # the catalog's all-in facility figure does not enter an IT-power based result
+    assert base.breakdown_usd_per_gpu_hour["power"] == pytest.approx(1.5 * 1.2 * 0.1)
+    assert tk.hardware("gb200").facility_power_kw_per_accelerator != pytest.approx(1.5 * 1.2)
+    # IT and facility power given together would contradict each other (facility = IT x PUE)
+    with pytest.raises(ValueError, match="not both"):
+        tk.tco("gb200", **{**HAND, "electricity_usd_per_kwh": 0.1}, facility_power_kw_per_accelerator=9.0)
     assert base.breakdown_usd_per_gpu_hour["power"] == pytest.approx(1.5 * 1.2 * 0.1)
     # colocation is charged on IT kW, independent of PUE
     hi_pue = tk.tco("gb200", **{**HAND, "pue": 1.5})
@@ -89,7 +92,7 @@ def test_facility_power_fallback_derives_it_power_at_the_profile_pue():
     r = tk.tco(hw, facility_power_kw_per_accelerator=2.4, **inputs)
     assert r.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 * 0.08)
     assert r.breakdown_usd_per_gpu_hour["colocation"] == pytest.approx(2.4 / ref_pue * 150 / 730)
-    assert any("derived from the catalog's all-in facility power" in n for n in r.notes)
+    assert any("derived from the all-in facility power 2.4 kW given" in n for n in r.notes)
     # a PUE override scales the derived IT power; colocation stays on IT kW
     worse = tk.tco(hw, facility_power_kw_per_accelerator=2.4, pue=1.5, **inputs)
     assert worse.breakdown_usd_per_gpu_hour["power"] == pytest.approx(2.4 / ref_pue * 1.5 * 0.08)
@@ -382,3 +385,17 @@ def test_tco_inputs_are_checked_and_belong_to_an_itemised_basis() -> None:
         tk.TcoBasis.itemised(pue=13)
     with pytest.raises(ValueError, match="does not use inputs"):
         tk.TcoBasis(kind="published", vintage="2026-09", tier="rental", inputs=(("pue", 1.2),))
+
+
+def test_a_facility_power_override_sets_the_power_charged() -> None:
+    """Facility power given replaces the catalog's power, as an all-in figure: IT = facility / the profile's PUE."""
+    pue = tk.tco_profile("hyperscaler").pue
+    given = tk.tco("gb200", facility_power_kw_per_accelerator=5.0)
+    same_it = tk.tco("gb200", it_power_kw_per_accelerator=5.0 / pue)
+    assert given.usd_per_gpu_hour == pytest.approx(same_it.usd_per_gpu_hour)
+    assert given.facility_power_kw_per_accelerator == pytest.approx(5.0)
+    assert given.usd_per_gpu_hour > tk.tco("gb200").usd_per_gpu_hour
+    basis = tk.TcoBasis.itemised(facility_power_kw_per_accelerator=5.0)
+    assert basis.tco("gb200").usd_per_gpu_hour == pytest.approx(given.usd_per_gpu_hour)
+    with pytest.raises(ValueError, match="not both: facility power is IT power x PUE"):
+        tk.tco("gb200", facility_power_kw_per_accelerator=5.0, it_power_kw_per_accelerator=4.0)

@@ -298,6 +298,10 @@ def test_fan_chart_from_monte_carlo():
     r = tk.monte_carlo(base, n_draws=256, utilization_frac=stats.uniform(0.4, 0.4), catalog_spreads=False)
     ax = tk.plot.fan(r.fan("cost_usd_per_mtok"))
     assert ax.get_yscale() == "log"
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() + ax.get_yticklabels(minor=True) if t.get_text()]
+    assert labels
+    assert all("10^" not in t and "\\times" not in t for t in labels), labels  # plain decimals
     assert "USD/Mtok" in ax.get_ylabel()
     # one median line per system in its fixed colour
     colors = {line.get_label(): line.get_color() for line in ax.lines}

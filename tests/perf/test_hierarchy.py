@@ -60,3 +60,15 @@ def test_bad_inputs():
         engram_placement(DSV3, tk.hardware("b200"), TABLES, config=CFG, placements=(60,))
     with pytest.raises(ValueError, match="concurrency"):
         engram_placement(DSV3, tk.hardware("b200"), TABLES, config=CFG, concurrency=0)
+
+
+def test_throughput_counts_input_and_output_tokens_as_everywhere_and_names_resolve():
+    """Hand check: output tok/s/GPU = c x tokens per step / ((step + stall) x GPUs); all tokens x (ISL + OSL) / OSL."""
+    df = engram_placement("DeepSeek-V3", "H200", "engram-demo", config=CFG, factors=IDEAL, placements=(2,),
+                          tiers=("dram",), isl_tokens=8192, osl_tokens=1024)
+    row = df.iloc[0]
+    output = row["concurrency"] * CFG.tokens_per_step / ((row["step_time_s"] + row["stall_s"]) * CFG.num_gpus)
+    assert row["output_throughput_tok_per_s_per_gpu"] == pytest.approx(output)
+    assert row["throughput_tok_per_s_per_gpu"] == pytest.approx(output * (8192 + 1024) / 1024)
+    with pytest.raises(KeyError, match="closest"):
+        engram_placement("deepseek-v3", "h200", "engram-dem", config=CFG)

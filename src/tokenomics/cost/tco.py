@@ -621,7 +621,15 @@ def tco(
             f"host memory: +{extra_gb:g} GB/accelerator x ${inp.host_dram_usd_per_gb:g}/GB = ${added:,.0f} capex"
         )
 
-    it_kw = overrides.get("it_power_kw_per_accelerator", hw.it_power_kw_per_accelerator)
+    if "facility_power_kw_per_accelerator" in overrides and "it_power_kw_per_accelerator" in overrides:
+        raise ValueError(
+            f"give it_power_kw_per_accelerator={overrides['it_power_kw_per_accelerator']} or "
+            f"facility_power_kw_per_accelerator={overrides['facility_power_kw_per_accelerator']}, not both: "
+            "facility power is IT power x PUE (set pue= for the overhead)"
+        )
+    fac_given = "facility_power_kw_per_accelerator" in overrides
+    # a facility figure given replaces the catalog's power figures, as an all-in figure would
+    it_kw = None if fac_given else overrides.get("it_power_kw_per_accelerator", hw.it_power_kw_per_accelerator)
     fac_kw = overrides.get("facility_power_kw_per_accelerator", hw.facility_power_kw_per_accelerator)
     pue = inputs["pue"]
     if it_kw is not None:
@@ -637,11 +645,11 @@ def tco(
         reference_pue = float(prof.pue)
         it_kw = float(fac_kw) / reference_pue
         facility = it_kw * pue
+        whose = "given" if fac_given else f"of the catalog (no IT power for {hw.hardware_id})"
         notes.append(
-            f"power: no IT power for {hw.hardware_id}; IT {it_kw:.4g} kW/accelerator derived from "
-            f"the catalog's all-in facility power {float(fac_kw):.4g} kW / the {prof.profile_id} "
-            f"profile's PUE {reference_pue:g}; x PUE {pue:g} = facility {facility:.4g} kW; "
-            "colocation on IT kW"
+            f"power: IT {it_kw:.4g} kW/accelerator derived from the all-in facility power {float(fac_kw):.4g} kW "
+            f"{whose} / the {prof.profile_id} profile's PUE {reference_pue:g}; x PUE {pue:g} = facility "
+            f"{facility:.4g} kW; colocation on IT kW"
         )
     else:
         raise ValueError(

@@ -178,7 +178,7 @@ def _column_texts(values: pd.Series) -> list[str]:
 
 
 def render_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None, width: int = 100,
-                 headers: bool = True) -> str:
+                 headers: bool = True, more: str = "choose with --columns, or see all with --format csv") -> str:
     """Render a table for a terminal of ``width`` characters (rich), units in the headers.
 
     Numbers get separators and a fixed number of decimals, dates are ``YYYY-MM-DD``. Columns are
@@ -197,6 +197,8 @@ def render_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None, w
     headers : bool, default True
         Headers ``"name [unit]"`` built from the column names (:func:`tokenomics.plot.label_for`);
         False: the column names as they are.
+    more : str
+        Where the note under the table sends the reader for the columns left out.
 
     Returns
     -------
@@ -257,7 +259,7 @@ def render_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None, w
     text = "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
     if left_out:
         note = (f"({len(left_out)} more column{'s' if len(left_out) > 1 else ''}: {', '.join(left_out)}; "
-                "choose with --columns, or see all with --format csv)")
+                f"{more})")
         text += "\n".join(textwrap.wrap(note, width=width, break_on_hyphens=False)) + "\n"
     return text
 
@@ -755,8 +757,9 @@ def _cmd_report(args: argparse.Namespace) -> None:
         kv_offload=args.kv_offload,
     )
     path = write_report(args.output, opts, force=args.force, progress=not args.quiet)
-    if not args.quiet:
-        _emit(_report_summary(headline_frame(path.parent), opts), "table", index=False)
+    if not args.quiet:  # this command has no --columns or --format: the left-out columns are in headline.csv
+        sys.stdout.write(render_table(_report_summary(headline_frame(path.parent), opts), width=_terminal_width(),
+                                      more=f"every column in {path.parent / 'headline.csv'}"))
     _report_skipped(args, path.parent)
     sys.stdout.write(f"{path}\n")
 

@@ -1013,8 +1013,10 @@ def fan(
             ax.vlines(xs, q["p5"], q["p95"], color=color, linewidth=1.5)
             ax.vlines(xs, q["p25"], q["p75"], color=color, linewidth=6, alpha=0.6)
             ax.plot(xs, q["p50"], color=color, marker=styles[str(hid)][1], linestyle="none", label=label)
-    if log_y:
+    if log_y:  # plain decimals, as the other log axes (not 2x10^-1)
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(_minor_log_label))
     if by_system:
         ax.set_xticks(range(len(slots)), slots)
         ax.set_xlim(-0.5, len(slots) - 0.5)
@@ -1044,7 +1046,8 @@ def engram_placement_map(
     """Map of engram placement: first engram layer x memory tier -> stall share, with throughput.
 
     Each cell is coloured by ``value`` (default the share of step time spent waiting for rows)
-    and labelled with it and the decode throughput; cells whose tables do not fit are hatched.
+    and labelled with it and the throughput (input and output tokens); cells whose tables do not fit
+    are hatched.
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ import pandas as pd
 from tokenomics import catalog
 from tokenomics._validate import check_numeric, check_positive, unknown_name_error
 from tokenomics.catalog import Hardware, Model
-from tokenomics.memory.engram import EngramConfig, engram_stall_s
+from tokenomics.memory.engram import EngramConfig, engram_config, engram_stall_s
 from tokenomics.memory.kv_cache import kv_cache_bytes_per_token
 from tokenomics.memory.tiers import memory_tier
 from tokenomics.perf.factors import RooflineFactors
@@ -47,15 +47,16 @@ ENGRAM_PLACEMENT_COLUMNS: tuple[str, ...] = (
     "stall_s",
     "stall_frac",
     "throughput_tok_per_s_per_gpu",
+    "output_throughput_tok_per_s_per_gpu",
     "interactivity_tok_per_s_per_user",
     "note",
 )
 
 
 def engram_placement(
-    model: Model,
-    hardware: Hardware,
-    engram: EngramConfig,
+    model: Model | str,
+    hardware: Hardware | str,
+    engram: EngramConfig | str,
     *,
     config: ServingConfig,
     placements: Sequence[int] = (1, 2, 4, 8),
@@ -74,15 +75,17 @@ def engram_placement(
     * ``tier == "hbm"``: the HBM left for KV shrinks by that amount; other tiers must hold it
       (``fits``) and free it;
     * at ``c`` sequences (``concurrency``, capped at the capacity; default the capacity),
-      ``stall = engram_stall_s(engram, tier, c * tokens_per_step / n, step, layers)`` and
-      ``throughput = c * tokens_per_step / ((step + stall) * n)``.
+      ``stall = engram_stall_s(engram, tier, c * tokens_per_step / n, step, layers)``, output
+      throughput ``c * tokens_per_step / ((step + stall) * n)`` and, as everywhere, throughput
+      of input and output tokens ``output x (ISL + OSL) / OSL`` (the step carries the prompts'
+      chunked prefill).
 
     Parameters
     ----------
-    model, hardware : Model, Hardware
-        Catalog entries (resolved by the caller).
-    engram : EngramConfig
-        The tables (e.g. ``engram_config("engram-demo").scaled_to(100e9)``).
+    model, hardware : Model, Hardware or str
+        Catalog entries (or their names).
+    engram : EngramConfig or str
+        The tables (e.g. ``engram_config("engram-demo").scaled_to(100e9)``, or a preset name).
     config : ServingConfig
         Parallelism and precisions of the replica.
     placements : sequence of int, default (1, 2, 4, 8)
@@ -110,6 +113,9 @@ def engram_placement(
     """
     if concurrency is not None:
         check_positive("concurrency", concurrency)
+    model = catalog.model(model) if isinstance(model, str) else model
+    hardware = catalog.hardware(hardware) if isinstance(hardware, str) else hardware
+    engram = engram_config(engram) if isinstance(engram, str) else engram
     by_name = {name: memory_tier(hardware, name) for name in tiers}  # a tier the system lacks raises here
     n = config.num_gpus
     table_per_gpu = engram.table_bytes / n
@@ -151,6 +157,7 @@ def engram_placement(
                                             config=config, factors=factors))
             tokens = c * config.tokens_per_step / n
             stall = float(engram_stall_s(placed, tier, tokens, step, model.layers))
+            output = c * config.tokens_per_step / ((step + stall) * n)
             row.update(
                 fits=True,
                 max_concurrency=cap,
@@ -158,7 +165,8 @@ def engram_placement(
                 step_time_s=step,
                 stall_s=stall,
                 stall_frac=stall / (step + stall),
-                throughput_tok_per_s_per_gpu=c * config.tokens_per_step / ((step + stall) * n),
+                throughput_tok_per_s_per_gpu=output * (isl_tokens + osl_tokens) / osl_tokens,
+                output_throughput_tok_per_s_per_gpu=output,
                 interactivity_tok_per_s_per_user=config.tokens_per_step / (step + stall),
                 note="",
             )
@@ -168,7 +176,8 @@ def engram_placement(
 
 def _unfit(row: dict[str, Any], why: str) -> dict[str, Any]:
     row.update(fits=False, max_concurrency=np.nan, concurrency=np.nan, step_time_s=np.nan, stall_s=np.nan,
-               stall_frac=np.nan, throughput_tok_per_s_per_gpu=np.nan, interactivity_tok_per_s_per_user=np.nan,
+               stall_frac=np.nan, throughput_tok_per_s_per_gpu=np.nan, output_throughput_tok_per_s_per_gpu=np.nan,
+               interactivity_tok_per_s_per_user=np.nan,
                note=why)
     return row
 

@@ -136,3 +136,26 @@ def test_headline_states_a_license_fee_given_for_every_model():
     given = ReportOptions(models=("deepseek-r1",), license_fee_frac=0.3).conditions_label()
     assert "60% utilization, 30% license fee, 8k/1k" in given
     assert "license fee" not in ReportOptions(models=("deepseek-r1",)).conditions_label()
+
+
+def test_static_charts_draw_one_workload_the_one_in_their_title(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an extra workload, the PNG charts keep to the main one (the HTML selector holds the others)."""
+    from tokenomics.outputs import plot
+    from tokenomics.outputs.report import build_report
+    from tokenomics.outputs.report.sections import png_charts
+
+    rep = build_report(ReportOptions(models="deepseek-r1", hardware="b200", extra_workloads="1k/1k"))
+    assert set(rep.tables["curve_points"]["workload"].astype(str)) == {"8k/1k", "1k/1k"}
+    drawn: dict[str, tuple[set[str], str]] = {}
+    for name in ("pareto", "cost_vs_interactivity"):
+        original = getattr(plot, name)
+
+        def record(frame, *args, _name=name, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            drawn[_name] = (set(frame["workload"].astype(str)), kwargs.get("title", ""))
+            return _original(frame, *args, **kwargs)
+
+        monkeypatch.setattr(plot, name, record)
+    png_charts(rep)
+    for name, (workloads, title) in drawn.items():
+        assert workloads == {"8k/1k"}, name
+        assert "(8k/1k)" in title, name

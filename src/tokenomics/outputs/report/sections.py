@@ -681,16 +681,20 @@ def png_charts(rep: Report) -> dict[str, bytes]:
     opts = rep.options
     figs: dict[str, Any] = {}
     main_tco = opts.tco_label()
+    main_wl = opts.workload_label()  # one workload per chart: the extra workloads are in the HTML selector
     for mid in opts.models:
-        pts = t["curve_points"][t["curve_points"]["model_id"] == mid]
+        pts = t["curve_points"]
+        pts = pts[(pts["model_id"] == mid) & (pts["workload"].astype(str) == main_wl)]
         if pts.empty:
             continue
         ax = plot.pareto(pts, show_points=False, logy=True,
-                         title=f"{mid}: throughput vs interactivity ({opts.workload_label()})")
+                         title=f"{mid}: throughput vs interactivity ({main_wl})")
         figs[f"pareto_{mid}.png"] = ax.figure
         cost = t["cost_curves"]
-        cost = cost[(cost["model_id"] == mid) & (cost["tco_label"] == main_tco)]
-        ax = plot.cost_vs_interactivity(cost, title=f"{mid}: cost per Mtok at {opts.utilization_frac:.0%} utilization")
+        cost = cost[(cost["model_id"] == mid) & (cost["tco_label"] == main_tco)
+                    & (cost["workload"].astype(str) == main_wl)]
+        ax = plot.cost_vs_interactivity(cost, title=f"{mid}: cost per Mtok at {opts.utilization_frac:.0%} "
+                                                   f"utilization ({main_wl})")
         ax.axvline(_ref(rep), color="0.5", linestyle=":", linewidth=1)
         figs[f"cost_vs_interactivity_{mid}.png"] = ax.figure
         mu = t["margin_vs_utilization"][t["margin_vs_utilization"]["model_id"] == mid]
