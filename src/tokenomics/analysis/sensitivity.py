@@ -64,7 +64,9 @@ def margin_sensitivity(
 
     Inputs without an explicit range move by ``± relative_swing_frac`` of their base value,
     clipped to their valid range (fractions stay in [0, 1], utilization in (0, 1], license fee
-    below 1).
+    below 1). The inputs move independently: throughput is held where the cache-hit fraction
+    moves, although a served curve's throughput rises with its prefix-cache hits (the report
+    therefore does not vary it; give it a zero-width range, or compare workloads).
 
     Parameters
     ----------

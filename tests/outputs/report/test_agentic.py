@@ -80,11 +80,13 @@ def test_points_left_out_of_the_agentic_table_are_in_skipped_csv() -> None:
         assert f"agentic table at {r['interactivity_tok_per_s_per_user']:g} tok/s/user" in stages
 
 
-def test_session_traffic_sensitivity_brackets_the_realized_hit_rate(agentic_report) -> None:  # type: ignore[no-untyped-def]
+def test_session_traffic_sensitivity_holds_the_hit_rate_the_curve_depends_on(agentic_report) -> None:  # type: ignore[no-untyped-def]
+    """A lower hit rate at the same throughput would raise the margin (cheaper cached input gone, no
+    prefill added): the tornado leaves the hit rate out and says so, rather than point the wrong way."""
     sens = agentic_report.tables["sensitivity"]
-    hit = sens[sens["parameter"] == "cache_hit_frac"]
-    assert len(hit)
-    assert ((hit["low_value"] <= hit["base_value"]) & (hit["base_value"] <= hit["high_value"])).all()
-    assert (hit["base_value"] > 0.5).all()  # session traffic: most input is a cached prefix
-    note = agentic_report.tables["assumptions"].set_index("assumption").loc["cached input price", "note"]
-    assert "realized prefix-cache hit rate" in note
+    assert len(sens)
+    assert "cache_hit_frac" not in set(sens["parameter"])
+    assumptions = agentic_report.tables["assumptions"].set_index("assumption")
+    assert "prefix-cache hit rate is not varied" in assumptions.loc["sensitivity", "value"]
+    assert "realized prefix-cache hit rate" in assumptions.loc["cached input price", "note"]
+    assert (agentic_report.tables["headline"]["cache_hit_frac"] > 0.5).all()  # most input is a cached prefix

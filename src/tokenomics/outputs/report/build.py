@@ -452,12 +452,15 @@ def build_report(
             "cost_usd_per_gpu_hour": float(best["cost_usd_per_gpu_hour"]),
             "license_fee_frac": fee,
         }
+        # the cache hit is held: it moves throughput (the curve's prefix cache) as well as the price,
+        # and this one-at-a-time model would move the price alone (the margin the wrong way round)
+        hit = base["cache_hit_frac"]
         sens = margin_sensitivity(
             base,
-            ranges={"license_fee_frac": (0.0, max(fee, LICENSED_MODEL_FEE_FRAC)),
-                    "cache_hit_frac": _cache_hit_range(base["cache_hit_frac"])},
+            ranges={"license_fee_frac": (0.0, max(fee, LICENSED_MODEL_FEE_FRAC)), "cache_hit_frac": (hit, hit)},
             cached_input_usd_per_mtok=float(best["cached_input_usd_per_mtok"]),
         )
+        sens = sens[sens["parameter"] != "cache_hit_frac"].reset_index(drop=True)
         sens.insert(0, "model_id", model_id)
         sens.insert(1, "hardware_id", focus[model_id])
         sens_frames.append(sens)
@@ -714,11 +717,13 @@ def _assumptions(opts: ReportOptions, head: pd.DataFrame) -> pd.DataFrame:
         ("prices", f"catalog list prices, provider {opts.price_provider or 'first-party or latest'}",
          "USD/Mtok", "blended over input and output by the token mix"),
         ("cached input price", f"{DEFAULT_CACHED_COST_RATIO:g} x input price where none is published",
-         "USD/Mtok", "no cache hits in a fixed-sequence workload" if opts.workload.is_fixed else
+         "USD/Mtok", "no cache hits in this fixed-sequence workload"
+         if opts.workload.is_fixed and not opts.workload.cached_prefix_frac else
          f"priced at each row's realized prefix-cache hit rate (theoretical {opts.workload.cached_prefix_frac:.3f})"),
         ("sensitivity", "each input +-25 % (fractions clipped to their range); license fee 0-0.30; "
-         f"cache hit {CACHE_HIT_SENSITIVITY_SPAN:g} either side of the base (within 0-1; 0-"
-         f"{CACHE_HIT_SENSITIVITY_SPAN:g} without hits)", "", "one at a time, others at base"),
+         "the prefix-cache hit rate is not varied", "",
+         "one at a time, others at base; a hit rate moves throughput (the curve) as well as the price, which "
+         "this model would hold: compare workloads with --also-workload instead"),
     ]
     return pd.DataFrame(rows, columns=["assumption", "value", "unit", "note"])
 
@@ -856,10 +861,3 @@ def uncertainty_table(head: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame
     return pd.concat(frames, ignore_index=True)[list(UNCERTAINTY_COLUMNS)]
 
 
-CACHE_HIT_SENSITIVITY_SPAN: float = 0.5
-"""Cached share of input swept either side of the operating point in the margin sensitivity."""
-
-
-def _cache_hit_range(hit_frac: float) -> tuple[float, float]:
-    """Return the cache-hit range of the sensitivity: the span either side of the base, within [0, 1]."""
-    return (max(0.0, hit_frac - CACHE_HIT_SENSITIVITY_SPAN), min(1.0, hit_frac + CACHE_HIT_SENSITIVITY_SPAN))
