@@ -424,3 +424,11 @@ def test_a_cached_prefix_raises_the_measured_curve_by_the_projected_gain() -> No
 def test_a_workload_far_from_every_benchmark_is_projected() -> None:
     far = tk.Workload(name="32k/1k", isl_tokens=32768, osl_tokens=1024)
     assert curve_kind_at(reference_curve("deepseek-r1", "gb200", workload=far)[0], 50.0) == "projected"
+
+
+def test_config_names_the_run_of_the_mode_that_sets_the_throughput(b200_early: dict[str, tk.ThroughputCurve]) -> None:
+    """SSD offload never measured on B200: where its curve reads the DRAM curve, the DRAM run is named."""
+    ssd, _ = reference_curve("deepseek-r1", "b200", workload="agentic-coding-early", kv_offload="ssd")
+    x = 40.0
+    assert float(ssd.throughput_at(x)) == pytest.approx(float(b200_early["dram"].throughput_at(x)))
+    assert config_at(ssd, x) == config_at(b200_early["dram"], x)

@@ -437,6 +437,14 @@ def config_at(curve: ThroughputCurve, interactivity_tok_per_s_per_user: float) -
     True
     """
     check_positive("interactivity_tok_per_s_per_user", interactivity_tok_per_s_per_user)
+    if isinstance(curve, _TierCurve) and curve.parts is not None:
+        # the mode's own curve or the one a tier down, whichever sets max(own, lower) here (a tie:
+        # the tier is not needed, and the lower mode's run, often a measured one, is named)
+        own, lower = curve.parts
+        y_own, y_low = (float(np.asarray(c.throughput_at(interactivity_tok_per_s_per_user), dtype=float))
+                        for c in curve.parts)
+        part = lower if np.isfinite(y_low) and not y_own > y_low * (1.0 + 1e-9) else own
+        return config_at(part, interactivity_tok_per_s_per_user)
     pts = curve.points
     if _X not in pts.columns or pts.empty:
         return None
