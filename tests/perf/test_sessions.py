@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import tokenomics as tk
 from tokenomics.perf import (
     RooflineFactors,
     ServingConfig,
@@ -256,3 +258,20 @@ def test_a_session_context_beyond_the_model_window_is_refused():
 def test_session_counts_outside_their_range_are_refused(sessions, match) -> None:
     with pytest.raises(ValueError, match=match):
         session_points("deepseek-r1", "b200", sessions, workload("agentic-coding"), config=CFG)
+
+
+def test_session_points_take_an_offload_mode_as_project_session_curve_does() -> None:
+    from tokenomics.perf.hierarchy import kv_offload_tiers
+
+    cfg = tk.ServingConfig(tp=4, ep=4, weight_precision="fp4", kv_precision="fp8")
+    wl = tk.workload("agentic-coding-early")
+    tiers, recall = kv_offload_tiers(tk.model("deepseek-r1"), tk.hardware("b200"), config=cfg, kv_offload="dram",
+                                     context_tokens=wl.isl_tokens + wl.osl_tokens)
+    by_mode = tk.session_points("deepseek-r1", "b200", [16.0, 64.0], wl, config=cfg, kv_offload="dram")
+    by_tiers = tk.session_points("deepseek-r1", "b200", [16.0, 64.0], wl, config=cfg, tier_capacity_tokens=tiers,
+                                 recall_s_per_token=recall)
+    pd.testing.assert_frame_equal(by_mode, by_tiers)
+    plain = tk.session_points("deepseek-r1", "b200", [64.0], wl, config=cfg)
+    assert by_mode["realized_cache_hit_frac"].iloc[1] > plain["realized_cache_hit_frac"].iloc[0]
+    with pytest.raises(ValueError, match="not both"):
+        tk.session_points("deepseek-r1", "b200", [16.0], wl, config=cfg, kv_offload="dram", tier_capacity_tokens=tiers)

@@ -146,6 +146,7 @@ def session_points(
     recall_s_per_token: Mapping[str, float] | None = None,
     context_cv: float = DEFAULT_CONTEXT_CV,
     prefill_chunk_tokens: float = DEFAULT_PREFILL_CHUNK_TOKENS,
+    kv_offload: str = "none",
 ) -> pd.DataFrame:
     """Return throughput, realized cache hits, TTFT and interactivity of a session workload.
 
@@ -183,6 +184,11 @@ def session_points(
         Coefficient of variation of session contexts.
     prefill_chunk_tokens : float, default :data:`~tokenomics.perf.step.DEFAULT_PREFILL_CHUNK_TOKENS`
         Prompt tokens the engine prefills per step (chunked-prefill token budget) [tokens], > 0.
+    kv_offload : {"none", "dram", "ssd"}, default "none"
+        Tiers below HBM that keep evicted prefixes, as in
+        :func:`~tokenomics.perf.project_session_curve`: their capacities and recall times from
+        :func:`~tokenomics.perf.hierarchy.kv_offload_tiers` (instead of ``tier_capacity_tokens``
+        and ``recall_s_per_token``, which it cannot be given with).
 
     Returns
     -------
@@ -223,6 +229,13 @@ def session_points(
     check_positive("prefill_chunk_tokens", prefill_chunk_tokens)
     s = _resolve(model, hardware, config, factors)
     ctx = isl + osl
+    mode = check_kv_offload(kv_offload, get_workload(workload))
+    if mode != "none":
+        if tier_capacity_tokens is not None or recall_s_per_token is not None:
+            raise ValueError(f"kv_offload={mode!r} sets the tiers and recall times: give it or "
+                             "tier_capacity_tokens/recall_s_per_token, not both")
+        tier_capacity_tokens, recall_s_per_token = kv_offload_tiers(
+            s.model, s.hw, config=s.cfg, factors=s.f, kv_offload=mode, context_tokens=ctx)
     tiers = dict(tier_capacity_tokens) if tier_capacity_tokens is not None else {
         "hbm": kv_capacity_tokens(s.model, s.hw, config=s.cfg, factors=s.f, context_tokens=ctx)
     }
