@@ -472,3 +472,12 @@ def test_one_name_is_a_list_of_one():
     assert one.models == listed.models == ("deepseek-r1",)
     assert one.hardware == listed.hardware == ("gb200-nvl72",)
     assert [w.name for w in one.extra_workloads] == [w.name for w in listed.extra_workloads] == ["1k/1k"]
+
+
+def test_kv_offload_applies_to_an_extra_session_workload_and_says_so():
+    opts = tk.ReportOptions(models="deepseek-r1", hardware="b200", extra_workloads="agentic-coding",
+                            kv_offload="dram")
+    assert opts.offload_label() == "KV offload to host DRAM (agentic-coding)"
+    assert "offload" not in opts.conditions_label()  # the 8k/1k headline is served from HBM
+    with pytest.raises(ValueError, match="applies to session workloads"):
+        tk.ReportOptions(models="deepseek-r1", extra_workloads="1k/1k", kv_offload="dram")

@@ -109,7 +109,8 @@ class ReportOptions(BaseModel):
         Further workloads whose curves, cost curves and standard-interactivity tables are added
         (the report's workload selector); headline and margin stay at ``workload``.
     kv_offload : {"none", "dram", "ssd"}, default "none"
-        Tiers below HBM that keep evicted session prefixes (session workloads only).
+        Tiers below HBM that keep evicted session prefixes: applied to the session workloads
+        (the main one or extra ones; at least one must be session traffic).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -166,8 +167,16 @@ class ReportOptions(BaseModel):
 
     @model_validator(mode="after")
     def _offload_needs_sessions(self) -> ReportOptions:
-        check_kv_offload(self.kv_offload, self.workload)
+        # the offload applies to the session workloads, the main one or the extra ones
+        if self.kv_offload != "none" and not self._offloaded():
+            check_kv_offload(self.kv_offload, self.workload)
         return self
+
+    def _offloaded(self) -> list[str]:
+        """Names of the session workloads the KV offload applies to (none without offload)."""
+        if self.kv_offload == "none":
+            return []
+        return [w.name for w in (self.workload, *self.extra_workloads) if not w.is_fixed]
 
     @field_validator("utilization_frac")
     @classmethod
@@ -243,13 +252,19 @@ class ReportOptions(BaseModel):
     def offload_label(self) -> str:
         """Describe the KV offload mode, e.g. ``"KV offload to host DRAM"`` (empty without offload).
 
+        Where the main workload is a fixed-sequence one, the session workloads it applies to are
+        named: ``"KV offload to host DRAM (agentic-coding)"``.
+
         Returns
         -------
         str
             The description.
         """
-        return {"none": "", "dram": "KV offload to host DRAM",
+        text = {"none": "", "dram": "KV offload to host DRAM",
                 "ssd": "KV offload to host DRAM and NVMe SSD"}[self.kv_offload]
+        if text and self.workload.is_fixed:
+            text += f" ({', '.join(self._offloaded())})"
+        return text
 
     def conditions_label(self) -> str:
         """Describe the headline's operating point in words.
@@ -267,7 +282,8 @@ class ReportOptions(BaseModel):
         parts = [f"{self.reference_interactivity_tok_per_s_per_user:g} tok/s/user",
                  f"{self.utilization_frac:.0%} utilization",
                  "" if self.license_fee_frac is None else f"{self.license_fee_frac:.0%} license fee",
-                 self.workload_label(), self.offload_label(), f"TCO {self.tco_label()}"]
+                 self.workload_label(), "" if self.workload.is_fixed else self.offload_label(),
+                 f"TCO {self.tco_label()}"]
         return ", ".join(p for p in parts if p)
 
 
