@@ -235,8 +235,8 @@ def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None
     d_max = math.log(NEAR_WORKLOAD_FACTOR)
     for label in labels:
         lengths = _label_lengths(label)
-        if lengths is None:
-            continue
+        if lengths is None or _envelope(measured[measured["workload"].astype(str) == label]) is None:
+            continue  # not a fixed benchmark, or no point with a total throughput to build a curve of
         d = max(abs(math.log(wl.isl_tokens / lengths[0])), abs(math.log(wl.osl_tokens / lengths[1])))
         if d < d_max and (best is None or d < best[0]):
             best = (d, label, *lengths)
