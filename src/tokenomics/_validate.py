@@ -50,6 +50,23 @@ def normalize_name(name: str) -> str:
     return _NON_ALNUM.sub("", unicodedata.normalize("NFKC", str(name)).casefold())
 
 
+def error_text(err: BaseException) -> str:
+    """Return an error's message on one line (a KeyError's without the quotes ``str`` adds).
+
+    Parameters
+    ----------
+    err : BaseException
+        The error.
+
+    Returns
+    -------
+    str
+        Its message, whitespace runs (line breaks included) as single spaces.
+    """
+    text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+    return " ".join(str(text).split())
+
+
 def unknown_name_error(
     kind: str, name: object, valid: Iterable[str], ids: Iterable[str] | None = None
 ) -> KeyError:

@@ -37,6 +37,7 @@ from tokenomics._validate import (
     check_numeric,
     check_plausible,
     check_positive,
+    error_text,
     unknown_name_error,
 )
 from tokenomics.catalog import Hardware, Model
@@ -1103,7 +1104,7 @@ def compare(
                 cached_input_usd_per_mtok=prices_usd_per_mtok.get("cached_input_usd_per_mtok"),
                 output_usd_per_mtok=prices_usd_per_mtok.get("output_usd_per_mtok"), kv_offload=mode))
         except (KeyError, ValueError) as err:
-            skipped.append({"hardware_id": hw.hardware_id, "reason": _message(err)})
+            skipped.append({"hardware_id": hw.hardware_id, "reason": error_text(err)})
     if not rows:
         reasons = "; ".join(f"{s['hardware_id']}: {s['reason']}" for s in skipped[:5])
         raise ValueError(f"no system could be evaluated for {m.model_id}: {reasons}")
@@ -1125,6 +1126,3 @@ class SkippedSystemsWarning(UserWarning):
     """
 
 
-def _message(err: BaseException) -> str:
-    text: Any = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-    return " ".join(str(text).split())

@@ -214,19 +214,35 @@ def _label_lengths(label: str) -> tuple[float, float] | None:
     return float(isl) * (1024.0 if ik else 1.0), float(osl) * (1024.0 if ok else 1.0)
 
 
-def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None:
-    """Return the measured fixed benchmark a fixed workload is carried from, or None.
+def _measured_rows(m: Model, hw: Hardware) -> pd.DataFrame:
+    """Return every bundled measured point of a catalog model on a catalog system (empty for edited entries)."""
+    if not _as_catalogued(m, hw):
+        return pd.DataFrame()
+    try:
+        return curves(model=m.model_id, hardware=hw.hardware_id, kind="measured")
+    except ValueError:
+        return pd.DataFrame()
+
+
+def _of_workload(measured: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Return the measured rows of one workload label (case ignored, as :func:`~tokenomics.curves.measured.curves`)."""
+    if measured.empty:
+        return measured
+    return measured[measured["workload"].astype(str).str.lower() == label.lower()].reset_index(drop=True)
+
+
+def _measured_neighbour(measured: pd.DataFrame, wl: Workload) -> tuple[Workload, float] | None:
+    """Return the measured fixed benchmark a fixed workload is carried from and its log distance, or None.
 
     None: the workload is measured itself, or no benchmark lies near it.
 
     A workload measured under its own label with no cached prefix is its own curve. Otherwise the
-    nearest measured benchmark of the model and system, ``max(|ln ISL ratio|, |ln OSL ratio|)``
-    within ``ln NEAR_WORKLOAD_FACTOR``, as a workload without cached prefix (the benchmarks send
-    distinct prompts): the same ISL/OSL as the workload when it only adds a cached prefix.
+    nearest measured benchmark among ``measured`` (the model's points on the system),
+    ``d = max(|ln ISL ratio|, |ln OSL ratio|)`` below ``ln NEAR_WORKLOAD_FACTOR``, as a workload
+    without cached prefix (the benchmarks send distinct prompts): the same ISL/OSL as the workload
+    when it only adds a cached prefix.
     """
-    try:
-        measured = curves(model=m.model_id, hardware=hw.hardware_id, kind="measured")
-    except ValueError:
+    if measured.empty:
         return None
     labels = sorted({str(v) for v in measured["workload"].dropna()})
     if wl.curve_label in labels and wl.cached_prefix_frac == 0.0:
@@ -235,7 +251,7 @@ def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None
     d_max = math.log(NEAR_WORKLOAD_FACTOR)
     for label in labels:
         lengths = _label_lengths(label)
-        if lengths is None or _envelope(measured[measured["workload"].astype(str) == label]) is None:
+        if lengths is None or _envelope(_of_workload(measured, label)) is None:
             continue  # not a fixed benchmark, or no point with a total throughput to build a curve of
         d = max(abs(math.log(wl.isl_tokens / lengths[0])), abs(math.log(wl.osl_tokens / lengths[1])))
         if d < d_max and (best is None or d < best[0]):
@@ -243,16 +259,15 @@ def _measured_neighbour(m: Model, hw: Hardware, wl: Workload) -> Workload | None
     if best is None:
         return None
     return Workload(name=best[1], isl_tokens=best[2], osl_tokens=best[3],
-                    source=f"measured benchmark the workload is carried from, log distance {best[0]:.6g}")
+                    source="measured benchmark the workload is carried from"), best[0]
 
 
-def _carried_workload(m: Model, hw: Hardware, wl: Workload, near: Workload,
+def _carried_workload(m: Model, hw: Hardware, wl: Workload, near: Workload, d: float,
                       mode: str) -> tuple[ThroughputCurve, pd.DataFrame]:
     """Return a fixed workload's projection carried onto a nearby measured benchmark's curve (step 0)."""
     reference, _ = _own_curve(m, hw, near, mode, None)
     projected = _project(m, hw, wl, mode)
     reference_projection = _curve(_project(m, hw, near, mode))
-    d = max(abs(math.log(wl.isl_tokens / near.isl_tokens)), abs(math.log(wl.osl_tokens / near.osl_tokens)))
     weight = 1.0 - (d / math.log(NEAR_WORKLOAD_FACTOR)) ** 2
     rows = _with_knots(projected, reference.points[_X])
     ratio = _mode_ratio(reference, reference_projection, rows[_X]) ** weight
@@ -270,15 +285,11 @@ def _carried_workload(m: Model, hw: Hardware, wl: Workload, near: Workload,
 def _own_curve(m: Model, hw: Hardware, wl: Workload, mode: str,
                interactivity_tok_per_s_per_user: float | None) -> tuple[ThroughputCurve, pd.DataFrame]:
     """Return steps 0-4 of :func:`reference_curve` for one offload mode (without the tiers below it)."""
-    if wl.is_fixed and _as_catalogued(m, hw):
-        near = _measured_neighbour(m, hw, wl)
-        if near is not None:
-            return _carried_workload(m, hw, wl, near, mode)
-    try:
-        measured = (curves(model=m.model_id, hardware=hw.hardware_id, kind="measured", workload=wl.curve_label)
-                    if _as_catalogued(m, hw) else pd.DataFrame())
-    except ValueError:
-        measured = pd.DataFrame()
+    every = _measured_rows(m, hw)
+    near = _measured_neighbour(every, wl) if wl.is_fixed else None
+    if near is not None:
+        return _carried_workload(m, hw, wl, *near, mode)
+    measured = _of_workload(every, wl.curve_label)
     modes = (measured["kv_offload"].fillna("none").astype(str) if len(measured) and "kv_offload" in measured.columns
              else pd.Series("none", index=measured.index, dtype=object))
     envelope = _envelope(measured[modes == mode])

@@ -25,7 +25,7 @@ import pandas as pd
 import pydantic
 
 import tokenomics as tk
-from tokenomics._validate import check_fraction, unknown_name_error
+from tokenomics._validate import check_fraction, error_text, unknown_name_error
 from tokenomics.chain import DEFAULT_UTILIZATION_FRAC, evaluate, supply
 from tokenomics.cost.tco import TCO_OVERRIDES, TcoBasis, tco_basis
 from tokenomics.curves.ingest import read_results, read_results_dir
@@ -405,8 +405,7 @@ def _tco_basis(args: argparse.Namespace) -> TcoBasis:
     try:
         return TcoBasis.itemised(str(basis.profile), **given)
     except pydantic.ValidationError as err:
-        raise ValueError("--tco-input " + "; ".join(str(e["msg"]).removeprefix("Value error, ")
-                                                    for e in err.errors())) from None
+        raise ValueError(f"--tco-input {_validation_line(err)}") from None
 
 
 _FLAG_NAMES = {"tco_profile": "--tco-profile", "tco_vintage": "--tco-vintage", "tco_tier": "--tco-tier",
@@ -442,8 +441,7 @@ def _cmd_tco(args: argparse.Namespace) -> None:
             basis, inputs = TcoBasis.itemised(str(basis.profile), **inputs), {}
         res = basis.tco(args.system, **inputs)
     except ValueError as err:
-        message = (str(err) if not isinstance(err, pydantic.ValidationError)
-                   else "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in err.errors()))
+        message = _validation_line(err) if isinstance(err, pydantic.ValidationError) else str(err)
         if "facility_power_kw_per_accelerator=" in message:  # the Python keyword: the flag that sets it
             message = (message.split("; pass ")[0] + "; give it with --input facility_power_kw_per_accelerator=KW")
         for name in given:
@@ -615,14 +613,9 @@ def _per_system(args: argparse.Namespace, one: Callable[[str], pd.DataFrame]) ->
         if len(skipped) == 1:
             raise skipped[0][1]
         raise ValueError("no system could be evaluated: "
-                         + "; ".join(f"{hw}: {_error_text(err)}" for hw, err in skipped))
-    args.skipped_systems = [(hw, _error_text(err)) for hw, err in skipped]  # main() names them on stderr
+                         + "; ".join(f"{hw}: {error_text(err)}" for hw, err in skipped))
+    args.skipped_systems = [(hw, error_text(err)) for hw, err in skipped]  # main() names them on stderr
     return pd.concat(frames, ignore_index=True)
-
-
-def _error_text(err: Exception) -> str:
-    """Return an error's message (a KeyError's without the quotes ``str`` adds)."""
-    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
 
 
 def _hardware_ids(names: Sequence[str]) -> list[str]:
@@ -1107,8 +1100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except (KeyError, ValueError, FileNotFoundError, FileExistsError, OSError) as err:
-        message = err.args[0] if isinstance(err, KeyError) and err.args else err
-        text = " ".join(str(message).split())  # one line, also for multi-line validation errors
+        text = error_text(err)  # one line, also for multi-line validation errors
         sys.stderr.write(f"tokenomics {args.command}: error: {_in_cli_terms(text, parser, args.command)}\n")
         return 2
     for hw, why in getattr(args, "skipped_systems", []):

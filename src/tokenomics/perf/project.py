@@ -291,13 +291,13 @@ def _cached_tokens(workload: Workload | str | None, isl_tokens: float) -> float:
     """Prompt tokens per request a fixed workload serves from the prefix cache [tokens].
 
     ``cached_prefix_frac x ISL``, at most ``ISL - 1``: the last prompt token is always computed
-    (it yields the first output token's logits). Session traffic realizes its own hit rate
-    (:func:`~tokenomics.perf.project_session_curve`); without a workload, none.
+    (it yields the first output token's logits); without a workload, none. (Session traffic,
+    which realizes its own hit rate, is refused before.)
     """
     if workload is None:
         return 0.0
     wl = get_workload(workload)
-    if not wl.is_fixed or wl.cached_prefix_frac <= 0.0:
+    if wl.cached_prefix_frac <= 0.0:
         return 0.0
     return min(wl.cached_prefix_frac * isl_tokens, isl_tokens - 1.0)
 

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from scipy import stats
 
 from tokenomics import catalog
-from tokenomics._validate import check_fraction, check_positive, normalize_name, unknown_name_error
+from tokenomics._validate import check_fraction, check_positive, error_text, normalize_name, unknown_name_error
 from tokenomics.analysis.montecarlo import monte_carlo
 from tokenomics.analysis.scenario import Scenario, sweep
 from tokenomics.analysis.sensitivity import margin_sensitivity
@@ -675,10 +675,6 @@ def _kind_label(curve: Any) -> str:
     return "measured + anchored" if curve.kind == "mixed" else str(curve.kind)
 
 
-def _msg(err: BaseException) -> str:
-    text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-    return " ".join(str(text).split())
-
 
 _TCO_ROW_MISSING = re.compile(r"^unknown hardware with TCO inputs '([^']+)'.*$")
 _PYTHON_HINT = re.compile(r";?\s*pass \w+=.*$")
@@ -686,7 +682,7 @@ _PYTHON_HINT = re.compile(r";?\s*pass \w+=.*$")
 
 def _reason(stage: str, hardware_id: str, err: BaseException) -> str:
     """Return a skip reason in the words of catalog rows and CLI options (no Python arguments)."""
-    text = _msg(err)
+    text = error_text(err)
     if _TCO_ROW_MISSING.match(text):
         return (f"{hardware_id} is in the hardware catalog but has no TCO inputs row (data/tco/systems.csv): "
                 "add the row, or choose a published TCO with --tco-vintage/--tco-tier")
