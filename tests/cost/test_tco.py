@@ -383,6 +383,8 @@ def test_tco_inputs_are_checked_and_belong_to_an_itemised_basis() -> None:
         tk.TcoBasis.itemised(electricity=0.05)
     with pytest.raises(ValueError, match=r"pue=13.0 is outside the allowed range \[1.0, 3.0\]"):
         tk.TcoBasis.itemised(pue=13)
+    with pytest.raises(ValueError, match=r"pue='1\.2' is not a number"):
+        tk.TcoBasis.itemised(pue="1.2")
     with pytest.raises(ValueError, match="does not use inputs"):
         tk.TcoBasis(kind="published", vintage="2026-09", tier="rental", inputs=(("pue", 1.2),))
 

@@ -49,13 +49,14 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tokenomics import catalog
 from tokenomics._numeric import as_arrays
 from tokenomics._validate import (
     check_fraction,
     check_nonnegative,
+    check_numeric,
     check_plausible,
     check_positive,
     check_range,
@@ -859,6 +860,14 @@ class TcoBasis(BaseModel):
     tier: str | None = None
     usd_per_gpu_hour: float | None = None
     inputs: tuple[tuple[str, float], ...] = ()
+
+    @field_validator("inputs", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        for pair in value or ():
+            if isinstance(pair, tuple | list) and len(pair) == 2:
+                check_numeric(str(pair[0]), pair[1])  # "1.2" or True is not coerced into a number
+        return value
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> TcoBasis:

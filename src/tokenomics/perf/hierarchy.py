@@ -108,6 +108,8 @@ def engram_placement(
 
     Raises
     ------
+    KeyError
+        An unknown model, system or engram preset name (close matches listed).
     ValueError
         A tier the system lacks, a placement beyond the model's layers, a non-positive concurrency.
     """

@@ -203,9 +203,10 @@ def session_points(
     Raises
     ------
     KeyError
-        Unknown workload name (close matches listed).
+        Unknown workload name or ``kv_offload`` mode (close matches listed).
     ValueError
-        A fixed-sequence workload, a non-positive session count, weights that do not fit, a KV
+        ``kv_offload`` given with ``tier_capacity_tokens`` or ``recall_s_per_token``, or a tier
+        the system lacks; a fixed-sequence workload, a non-positive session count, weights that do not fit, a KV
         capacity that holds not even one context, or a recall time missing for a tier after the
         first, given for a tier ``tier_capacity_tokens`` does not list after the first, or negative.
 
